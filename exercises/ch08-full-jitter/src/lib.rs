@@ -1,0 +1,53 @@
+//! # Chapter 8 — Full jitter
+//!
+//! Book: `book/src/ch08-full-jitter.md` (run `cargo xtask book --open`).
+//! Check your work: `cargo xtask check ch08`. Stuck? `cargo xtask hint ch08`.
+//!
+//! ## Your task
+//!
+//! 1. [`full_jitter`]: return a delay drawn uniformly from `[0, min(cap, base · 2^attempt)]`.
+//!    `attempt` is 0 for the sleep after the first failure. It must not panic or wrap around
+//!    for any `attempt`, up to `u32::MAX`.
+//! 2. [`retry_with_backoff`]: call `op` at most `attempts` times; return the first `Ok`, or the
+//!    **last** `Err` when the attempts run out. Between two attempts, sleep a `full_jitter` delay
+//!    with `tokio::time::sleep` — never before the first attempt, never after the last.
+//!
+//! The two stubs in [`stubs`] drive the exercise: one fails twice and then succeeds, one always
+//! fails. `tests/visible.rs` uses them; the grader adds hidden checks of its own.
+
+use std::future::Future;
+use std::time::Duration;
+
+use rand::Rng;
+
+pub mod stubs;
+
+/// Full jitter: a delay drawn uniformly from `[0, min(cap, base · 2^attempt)]`.
+///
+/// `attempt` is 0 for the sleep after the first failure, 1 after the second, and so on.
+pub fn full_jitter(attempt: u32, base: Duration, cap: Duration, rng: &mut impl Rng) -> Duration {
+    // TODO: compute the ceiling min(cap, base · 2^attempt) without overflowing,
+    // then draw uniformly from [0, ceiling] (`rand::RngExt::random_range` accepts Duration ranges).
+    let _ = rng;
+    todo!("full_jitter(attempt = {attempt}, base = {base:?}, cap = {cap:?})")
+}
+
+/// Calls `op` at most `attempts` times and returns its first `Ok`, or the last `Err`.
+///
+/// Sleeps a [`full_jitter`] delay (on tokio's clock) between two attempts, and only there.
+pub async fn retry_with_backoff<T, E, F, Fut>(
+    op: F,
+    attempts: u32,
+    base: Duration,
+    cap: Duration,
+    rng: &mut impl Rng,
+) -> Result<T, E>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    // TODO: loop: call `op().await`; on `Ok` return it; on `Err` either give up (that was the
+    // last attempt) or sleep `full_jitter(retry, base, cap, rng)` and try again.
+    let _ = (op, rng);
+    todo!("retry_with_backoff(attempts = {attempts}, base = {base:?}, cap = {cap:?})")
+}

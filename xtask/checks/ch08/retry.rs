@@ -1,0 +1,258 @@
+//! Checks of `retry_with_backoff`: call counts, results, and the sleeps between calls.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use exercise::retry_with_backoff;
+use tokio::time::Instant;
+
+use super::jitter::ceiling;
+use crate::support::{gaps, seeded, show, show_all};
+
+const MS: Duration = Duration::from_millis(1);
+
+/// A service that fails its first `failures` calls with the call's number, then answers with it,
+/// and remembers when (on tokio's clock) each call came.
+struct Recorder {
+    failures: u32,
+    calls: RefCell<Vec<Instant>>,
+}
+
+impl Recorder {
+    fn failing_first(failures: u32) -> Self {
+        Self {
+            failures,
+            calls: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn always_failing() -> Self {
+        Self::failing_first(u32::MAX)
+    }
+
+    async fn call(&self) -> Result<u32, u32> {
+        let mut calls = self.calls.borrow_mut();
+        calls.push(Instant::now());
+        let number = calls.len() as u32;
+        if number > self.failures { Ok(number) } else { Err(number) }
+    }
+
+    fn count(&self) -> u32 {
+        self.calls.borrow().len() as u32
+    }
+
+    fn instants(&self) -> Vec<Instant> {
+        self.calls.borrow().clone()
+    }
+}
+
+/// The outcome of one run: the result, the service's record, and when the loop returned.
+struct Run {
+    result: Result<u32, u32>,
+    service: Recorder,
+    started: Instant,
+    returned: Instant,
+}
+
+async fn run(service: Recorder, attempts: u32, base: Duration, cap: Duration, seed: u64) -> Run {
+    let mut rng = seeded(seed);
+    let started = Instant::now();
+    let result = retry_with_backoff(|| service.call(), attempts, base, cap, &mut rng).await;
+    Run {
+        result,
+        service,
+        started,
+        returned: Instant::now(),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn attempts_on_permanent_failure() {
+    for attempts in [1, 2, 3, 5, 8] {
+        let run = run(Recorder::always_failing(), attempts, MS, 10 * MS, 1).await;
+        assert_eq!(
+            run.service.count(),
+            attempts,
+            "with attempts = {attempts} and a service that always fails, the operation must be \
+             called exactly {attempts} time(s); yours called it {} time(s)",
+            run.service.count(),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn success_after_two_failures() {
+    for attempts in [3, 5] {
+        let run = run(Recorder::failing_first(2), attempts, 50 * MS, 500 * MS, 3).await;
+        assert!(
+            run.result == Ok(3) && run.service.count() == 3,
+            "a service that fails twice and then succeeds, retried with attempts = {attempts}, \
+             should give Ok(3) after exactly 3 calls; yours gave {:?} after {} call(s)",
+            run.result,
+            run.service.count(),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn returns_last_error() {
+    let run = run(Recorder::always_failing(), 4, MS, 10 * MS, 4).await;
+    assert_eq!(
+        run.result,
+        Err(4),
+        "after 4 failed calls the loop must return the error of the last call, Err(4); yours \
+         returned {:?}",
+        run.result,
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn no_sleep_after_last_failure() {
+    for seed in 0..50 {
+        let run = run(Recorder::always_failing(), 3, 100 * MS, 1_000 * MS, seed).await;
+        let last_call = run.service.instants().last().copied().unwrap_or(run.started);
+        let trailing = run.returned - last_call;
+        assert!(
+            trailing.is_zero(),
+            "after the last of 3 attempts failed, your loop waited another {} before returning \
+             the error (seed {seed}); once no attempt is left there is nothing to wait for",
+            show(trailing),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn single_attempt_never_sleeps() {
+    let cases = [(Recorder::always_failing(), 1, "attempts = 1 and a failing service")];
+    let succeeding = [(Recorder::failing_first(0), 5, "a service that succeeds at once")];
+    for (service, attempts, case) in cases.into_iter().chain(succeeding) {
+        let run = run(service, attempts, 100 * MS, 1_000 * MS, 5).await;
+        let waited = run.returned - run.started;
+        assert!(
+            run.service.count() == 1 && waited.is_zero(),
+            "with {case}, the loop must make one call and return at once; yours made {} call(s) \
+             and took {} of (virtual) time",
+            run.service.count(),
+            show(waited),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn delays_follow_full_jitter() {
+    let (attempts, base, cap) = (6, 10 * MS, 1_000 * MS);
+    let mut delays_by_retry: Vec<Vec<Duration>> = vec![Vec::new(); attempts as usize - 1];
+    for seed in 0..300 {
+        let run = run(Recorder::always_failing(), attempts, base, cap, seed).await;
+        let instants = run.service.instants();
+        let before_first = instants.first().map(|first| *first - run.started);
+        assert_eq!(
+            before_first,
+            Some(Duration::ZERO),
+            "the first call must happen at once, without a sleep before it; yours came after {}",
+            before_first.map_or("no call at all".to_owned(), show),
+        );
+        for (retry, delay) in gaps(&instants).into_iter().enumerate() {
+            let limit = ceiling(retry as u32, base, cap);
+            assert!(
+                delay <= limit,
+                "the sleep before retry {} should be at most min(cap, base·2^{retry}) = {} \
+                 (base = 10 ms, cap = 1 s; the sleep after the first failure uses attempt = 0); \
+                 yours slept {} (seed {seed}, sleeps {})",
+                retry + 1,
+                show(limit),
+                show(delay),
+                show_all(&gaps(&instants), 6),
+            );
+            delays_by_retry[retry].push(delay);
+        }
+    }
+    for (retry, delays) in delays_by_retry.iter().enumerate() {
+        let limit = ceiling(retry as u32, base, cap);
+        let low = delays.iter().copied().min().unwrap_or_default();
+        let high = delays.iter().copied().max().unwrap_or_default();
+        assert!(
+            low <= limit / 5 && high >= limit * 4 / 5,
+            "over 300 seeded runs the sleep before retry {} should range across [0, {}]; yours \
+             ranged only from {} to {}: draw each sleep with full_jitter",
+            retry + 1,
+            show(limit),
+            show(low),
+            show(high),
+        );
+    }
+}
+
+/// The Pearson correlation of two equally long samples.
+fn correlation(xs: &[f64], ys: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let (mean_x, mean_y) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let mut covariance = 0.0;
+    let (mut spread_x, mut spread_y) = (0.0, 0.0);
+    for (x, y) in xs.iter().zip(ys) {
+        covariance += (x - mean_x) * (y - mean_y);
+        spread_x += (x - mean_x).powi(2);
+        spread_y += (y - mean_y).powi(2);
+    }
+    if spread_x == 0.0 || spread_y == 0.0 {
+        return 1.0;
+    }
+    covariance / (spread_x * spread_y).sqrt()
+}
+
+#[tokio::test(start_paused = true)]
+async fn delays_independent() {
+    let (attempts, base, cap) = (4, 10 * MS, 1_000 * MS);
+    let mut fractions: Vec<Vec<f64>> = vec![Vec::new(); attempts as usize - 1];
+    for seed in 0..400 {
+        let run = run(Recorder::always_failing(), attempts, base, cap, seed).await;
+        for (retry, delay) in gaps(&run.service.instants()).into_iter().enumerate() {
+            let limit = ceiling(retry as u32, base, cap).as_secs_f64();
+            fractions[retry].push(delay.as_secs_f64() / limit);
+        }
+    }
+    for retry in 1..fractions.len() {
+        let r = correlation(&fractions[retry - 1], &fractions[retry]);
+        assert!(
+            r.abs() < 0.5,
+            "each sleep must be a fresh random draw; across 400 seeded runs, the sleeps before \
+             retry {} and retry {} (each as a fraction of its ceiling) had a correlation of \
+             {r:.2}, so one random value is being reused",
+            retry,
+            retry + 1,
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn many_attempts_no_overflow() {
+    let run = run(Recorder::always_failing(), 200, MS, 50 * MS, 6).await;
+    let longest = gaps(&run.service.instants()).into_iter().max().unwrap_or_default();
+    assert!(
+        run.result == Err(200) && longest <= 50 * MS,
+        "with attempts = 200 (base = 1 ms, cap = 50 ms) the loop must make 200 calls, sleep at \
+         most 50 ms each time and return Err(200); yours returned {:?} after {} call(s), longest \
+         sleep {}",
+        run.result,
+        run.service.count(),
+        show(longest),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn sleeps_asynchronously() {
+    let wall = std::time::Instant::now();
+    let virtual_start = Instant::now();
+    for seed in 0..5 {
+        run(Recorder::always_failing(), 4, 100 * MS, 200 * MS, seed).await;
+    }
+    let (blocked, advanced) = (wall.elapsed(), virtual_start.elapsed());
+    assert!(
+        blocked < 150 * MS,
+        "five retry runs blocked the thread for {} of real time while tokio's paused clock moved \
+         {}: the sleep must be `tokio::time::sleep(..).await`, never `std::thread::sleep`, \
+         which blocks the whole executor",
+        show(blocked),
+        show(advanced),
+    );
+}
