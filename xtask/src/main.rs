@@ -1,1 +1,75 @@
-fn main() {}
+//! `cargo xtask`: the retry workbook's command line.
+//!
+//! Learners use `check`, `watch`, `hint`, `list`, `reset`, `solution` and `book`; instructors use
+//! `grade`; authors use `verify`, `figures`, `new` and `bench`. Each command is one module of
+//! `commands/`.
+
+mod commands;
+mod grading;
+mod harness;
+mod manifest_toml;
+mod mutants;
+mod progress;
+mod report;
+mod runner;
+mod sandbox;
+mod term;
+mod workbook;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// The retry workbook: read a chapter, fill in its exercise, and let the grader check it.
+///
+/// Start with `cargo xtask check`: it grades the first chapter you have not passed yet and says
+/// where to begin.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Check(commands::check::CheckArgs),
+    Watch(commands::watch::WatchArgs),
+    Hint(commands::hint::HintArgs),
+    List(commands::list::ListArgs),
+    Reset(commands::reset::ResetArgs),
+    Solution(commands::solution::SolutionArgs),
+    Book(commands::book::BookArgs),
+    Grade(commands::grade::GradeArgs),
+    Verify(commands::verify::VerifyArgs),
+    Figures(commands::figures::FiguresArgs),
+    New(commands::new::NewArgs),
+    Bench(commands::bench::BenchArgs),
+    Ci(commands::ci::CiArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => commands::check::run(args),
+        Command::Watch(args) => commands::watch::run(args),
+        Command::Hint(args) => commands::hint::run(args),
+        Command::List(args) => commands::list::run(args),
+        Command::Reset(args) => commands::reset::run(args),
+        Command::Solution(args) => commands::solution::run(args),
+        Command::Book(args) => commands::book::run(args),
+        Command::Grade(args) => commands::grade::run(args),
+        Command::Verify(args) => commands::verify::run(args),
+        Command::Figures(args) => commands::figures::run(args),
+        Command::New(args) => commands::new::run(args),
+        Command::Bench(args) => commands::bench::run(args),
+        Command::Ci(args) => commands::ci::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

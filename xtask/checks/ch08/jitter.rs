@@ -11,9 +11,16 @@ const MS: Duration = Duration::from_millis(1);
 
 /// `min(cap, base · 2^attempt)`, the ceiling the checks hold the learner's delays to.
 pub fn ceiling(attempt: u32, base: Duration, cap: Duration) -> Duration {
-    1u32.checked_shl(attempt)
-        .and_then(|factor| base.checked_mul(factor))
-        .map_or(cap, |delay| delay.min(cap))
+    let exponential = 1u128
+        .checked_shl(attempt)
+        .and_then(|factor| base.as_nanos().checked_mul(factor));
+    match exponential {
+        Some(nanos) if nanos < cap.as_nanos() => {
+            Duration::new((nanos / 1_000_000_000) as u64, (nanos % 1_000_000_000) as u32)
+        }
+        None if base.is_zero() => Duration::ZERO,
+        _ => cap,
+    }
 }
 
 /// One call of the learner's `full_jitter`, with a panic turned into a readable failure.

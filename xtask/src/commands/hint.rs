@@ -1,0 +1,70 @@
+//! `cargo xtask hint <chapter>`: the next hint, one more each time.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use crate::grading;
+use crate::progress::Progress;
+use crate::workbook::{Rubric, Workbook};
+
+/// Show the next hint for a chapter (each call reveals one more).
+#[derive(Debug, Args)]
+pub struct HintArgs {
+    /// The chapter, e.g. ch08 (default: the first chapter you have not passed yet).
+    pub chapter: Option<String>,
+    /// Show the hints seen so far again, without revealing a new one.
+    #[arg(long)]
+    pub again: bool,
+}
+
+pub fn run(args: HintArgs) -> Result<ExitCode> {
+    let workbook = Workbook::load()?;
+    let mut progress = Progress::load(&workbook);
+    let chapter = match &args.chapter {
+        Some(id) => workbook.ready_chapter(id)?,
+        None => progress
+            .next_chapter(&workbook)
+            .context("every chapter passes: no hints needed")?,
+    };
+    let rubric = Rubric::load(&workbook.checks_dir(chapter))?;
+    let total = rubric.hints.len();
+    if total == 0 {
+        println!(
+            "{} has no hints. The book page is {}.",
+            chapter.id,
+            grading::display_path(&workbook, &workbook.page(chapter))
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let entry = progress.chapter(&chapter.id);
+    let seen = if args.again {
+        entry.hints_seen.clamp(1, total)
+    } else {
+        (entry.hints_seen + 1).min(total)
+    };
+    entry.hints_seen = seen;
+    for (index, hint) in rubric.hints.iter().enumerate().take(seen) {
+        println!(
+            "Hint {} of {total} for {}:\n  {hint}\n",
+            index + 1,
+            chapter.id
+        );
+    }
+    if seen == total {
+        println!(
+            "That was the last hint. The book explains every check: {}. \
+             As a last resort, `cargo xtask solution {} --force` shows the reference solution.",
+            grading::display_path(&workbook, &workbook.page(chapter)),
+            chapter.id
+        );
+    } else {
+        println!(
+            "Run `cargo xtask hint {}` again for the next hint.",
+            chapter.id
+        );
+    }
+    progress.save(&workbook)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,15 @@
+//! One module per command; each has a `run` function.
+
+pub mod bench;
+pub mod book;
+pub mod check;
+pub mod ci;
+pub mod figures;
+pub mod grade;
+pub mod hint;
+pub mod list;
+pub mod new;
+pub mod reset;
+pub mod solution;
+pub mod verify;
+pub mod watch;

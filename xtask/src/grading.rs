@@ -1,0 +1,345 @@
+//! The grading pipeline: prepare the harness, compile it, run every check in its own process,
+//! and map the results onto the chapter's rubric.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::harness::{self, CompileFailure, Graded, VISIBLE_MODULE};
+use crate::runner::{self, Outcome, Planned};
+use crate::sandbox::Limits;
+use crate::workbook::{Chapter, Rubric, Workbook};
+
+/// The version of the JSON report's layout; it changes when a field changes meaning.
+pub const REPORT_SCHEMA: &str = "retry-workbook/check-report/v1";
+
+/// Output any one check may write before it is stopped.
+const OUTPUT_LIMIT_BYTES: u64 = 8 * 1024 * 1024;
+
+/// What to grade and how.
+pub struct Request<'a> {
+    pub workbook: &'a Workbook,
+    pub chapter: &'a Chapter,
+    pub rubric: &'a Rubric,
+    pub graded: &'a Graded,
+    pub color: bool,
+    /// Also run the visible tests of the graded crate.
+    pub visible_tests: bool,
+}
+
+/// The result of grading one chapter.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub schema: &'static str,
+    pub chapter: String,
+    pub title: String,
+    /// What was graded, in words: "your exercise", "the solution", "mutant equal_jitter".
+    pub graded: String,
+    pub graded_path: String,
+    pub compiled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compile_failure: Option<CompileFailure>,
+    pub results: Vec<CheckResult>,
+    pub score: u32,
+    pub max_score: u32,
+    /// True when every check and every visible test passed.
+    pub passed: bool,
+    pub compile_ms: u64,
+    pub run_ms: u64,
+    /// Where the learner should look first, when something failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_here: Option<String>,
+}
+
+/// One row of the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckResult {
+    pub id: String,
+    pub kind: CheckKind,
+    pub title: String,
+    pub points: u32,
+    pub earned: u32,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<Section>,
+    pub elapsed_ms: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckKind {
+    /// A hidden check of the rubric.
+    Check,
+    /// A test from the graded crate's `tests/` folder.
+    Visible,
+}
+
+/// A book section a check points to.
+#[derive(Debug, Clone, Serialize)]
+pub struct Section {
+    pub number: String,
+    pub title: Option<String>,
+    /// `book/src/<page>.md#<anchor>`.
+    pub link: String,
+}
+
+impl Report {
+    pub fn hidden(&self) -> impl Iterator<Item = &CheckResult> {
+        self.results.iter().filter(|r| r.kind == CheckKind::Check)
+    }
+
+    pub fn visible(&self) -> impl Iterator<Item = &CheckResult> {
+        self.results.iter().filter(|r| r.kind == CheckKind::Visible)
+    }
+
+    /// The result of one check by id.
+    pub fn result(&self, id: &str) -> Option<&CheckResult> {
+        self.results.iter().find(|r| r.id == id)
+    }
+}
+
+/// Grades one chapter.
+pub fn grade(request: &Request) -> Result<Report> {
+    let Request {
+        workbook,
+        chapter,
+        rubric,
+        graded,
+        color,
+        visible_tests,
+    } = *request;
+    let harness_dir = harness::prepare(workbook, chapter, rubric, graded)?;
+    let built = harness::build(workbook, &harness_dir, graded, color)?;
+    let mut report = Report {
+        schema: REPORT_SCHEMA,
+        chapter: chapter.id.clone(),
+        title: chapter.title.clone(),
+        graded: graded.label.clone(),
+        graded_path: display_path(workbook, &graded.dir),
+        compiled: false,
+        compile_failure: None,
+        results: Vec::new(),
+        score: 0,
+        max_score: rubric.max_points(),
+        passed: false,
+        compile_ms: 0,
+        run_ms: 0,
+        start_here: None,
+    };
+    let built = match built {
+        Ok(built) => built,
+        Err(failure) => {
+            report.start_here = failure
+                .errors
+                .first()
+                .and_then(|error| Some(format!("{}:{}", error.file.as_ref()?, error.line?)));
+            report.compile_failure = Some(failure);
+            return Ok(report);
+        }
+    };
+    report.compiled = true;
+    report.compile_ms = built.compile_time.as_millis() as u64;
+
+    let available = runner::list_tests(&built.test_binary)?;
+    let mut plan: Vec<Planned> = rubric
+        .checks
+        .iter()
+        .map(|check| Planned {
+            name: check.test_name(),
+            limits: Limits {
+                wall: Duration::from_millis(check.timeout_ms),
+                memory_bytes: check.memory_mb * 1024 * 1024,
+                output_bytes: OUTPUT_LIMIT_BYTES,
+            },
+        })
+        .collect();
+    let visible_prefix = format!("{VISIBLE_MODULE}::");
+    if visible_tests {
+        plan.extend(
+            available
+                .iter()
+                .filter(|name| name.starts_with(&visible_prefix))
+                .map(|name| Planned {
+                    name: name.clone(),
+                    limits: Limits {
+                        wall: Duration::from_secs(10),
+                        memory_bytes: 1024 * 1024 * 1024,
+                        output_bytes: OUTPUT_LIMIT_BYTES,
+                    },
+                }),
+        );
+    }
+    let scratch = workbook
+        .work_dir()
+        .join("runs")
+        .join(harness_dir.file_name().unwrap_or_default());
+    let checks_dirs = vec![rubric.dir.clone(), workbook.root.join("xtask/checks")];
+    let started = Instant::now();
+    let parallel = std::thread::available_parallelism().map_or(2, usize::from);
+    let runs = runner::run_all(
+        &built.test_binary,
+        &plan,
+        &available,
+        &scratch,
+        &checks_dirs,
+        parallel,
+    )?;
+    report.run_ms = started.elapsed().as_millis() as u64;
+
+    let headings = page_headings(&workbook.page(chapter));
+    for (check, run) in rubric.checks.iter().zip(&runs) {
+        let earned = if run.outcome.passed() {
+            check.points
+        } else {
+            0
+        };
+        report.results.push(CheckResult {
+            id: check.id.clone(),
+            kind: CheckKind::Check,
+            title: check.title.clone(),
+            points: check.points,
+            earned,
+            outcome: shorten(workbook, graded, run.outcome.clone()),
+            section: check
+                .section
+                .as_ref()
+                .map(|number| section(workbook, chapter, &headings, number)),
+            elapsed_ms: run.elapsed.as_millis() as u64,
+        });
+    }
+    for run in runs.iter().skip(rubric.checks.len()) {
+        let test = run.name.trim_start_matches(&visible_prefix);
+        let (file, function) = test.split_once("::").unwrap_or(("tests", test));
+        report.results.push(CheckResult {
+            id: format!("tests/{file}.rs: {function}"),
+            kind: CheckKind::Visible,
+            title: function.replace('_', " "),
+            points: 0,
+            earned: 0,
+            outcome: shorten(workbook, graded, run.outcome.clone()),
+            section: None,
+            elapsed_ms: run.elapsed.as_millis() as u64,
+        });
+    }
+    report.score = report.results.iter().map(|r| r.earned).sum();
+    report.passed = report.results.iter().all(|r| r.outcome.passed());
+    if !report.passed {
+        report.start_here = start_here(workbook, graded, &report);
+    }
+    Ok(report)
+}
+
+/// Absolute paths in a failure's text, made relative.
+fn shorten(workbook: &Workbook, graded: &Graded, outcome: Outcome) -> Outcome {
+    match outcome {
+        Outcome::Failed {
+            message,
+            location,
+            in_graded_code,
+        } => Outcome::Failed {
+            message: harness::shorten_paths(workbook, graded, &message),
+            location: location.map(|l| harness::shorten_paths(workbook, graded, &l)),
+            in_graded_code,
+        },
+        other => other,
+    }
+}
+
+/// The first place to look: the first `todo!()` left in the graded crate, or the panic site.
+fn start_here(workbook: &Workbook, graded: &Graded, report: &Report) -> Option<String> {
+    let first_failure = report.results.iter().find(|r| !r.outcome.passed())?;
+    if let Outcome::Failed {
+        location: Some(location),
+        in_graded_code: true,
+        ..
+    } = &first_failure.outcome
+    {
+        return Some(location.clone());
+    }
+    let lib = graded.dir.join("src/lib.rs");
+    let source = std::fs::read_to_string(&lib).ok()?;
+    let line = source.lines().position(|line| line.contains("todo!("))?;
+    Some(format!("{}:{}", display_path(workbook, &lib), line + 1))
+}
+
+/// A path relative to the workspace when it is inside it.
+pub fn display_path(workbook: &Workbook, path: &Path) -> String {
+    path.strip_prefix(&workbook.root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// The `## N.M Title` headings of a chapter page.
+fn page_headings(page: &Path) -> Vec<String> {
+    std::fs::read_to_string(page)
+        .map(|text| {
+            text.lines()
+                .filter_map(|line| {
+                    line.strip_prefix("## ")
+                        .or_else(|| line.strip_prefix("### "))
+                })
+                .map(|heading| heading.trim().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn section(workbook: &Workbook, chapter: &Chapter, headings: &[String], number: &str) -> Section {
+    let page = display_path(workbook, &workbook.page(chapter));
+    let heading = headings
+        .iter()
+        .find(|heading| heading.split_whitespace().next() == Some(number));
+    Section {
+        number: number.to_owned(),
+        title: heading.map(|h| h[number.len()..].trim().to_owned()),
+        link: match heading {
+            Some(heading) => format!("{page}#{}", anchor(heading)),
+            None => page,
+        },
+    }
+}
+
+/// The anchor mdBook gives a heading: lower case, spaces to dashes, punctuation dropped.
+pub fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            c if c.is_alphanumeric() || c == '_' || c == '-' => Some(c),
+            c if c.is_whitespace() => Some('-'),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a section heading `number` exists on the chapter's page.
+pub fn page_has_section(page: &Path, number: &str) -> bool {
+    page_headings(page)
+        .iter()
+        .any(|heading| heading.split_whitespace().next() == Some(number))
+}
+
+/// The checks folder to use: the instructor's private one, or the chapter's public one.
+pub fn checks_dir_for(workbook: &Workbook, chapter: &Chapter, private: Option<&Path>) -> PathBuf {
+    match private {
+        Some(dir) => dir.join(&chapter.id),
+        None => workbook.checks_dir(chapter),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::anchor;
+
+    #[test]
+    fn anchors_match_mdbook() {
+        assert_eq!(anchor("8.3 The formula"), "83-the-formula");
+        assert_eq!(anchor("8.10 Pitfalls"), "810-pitfalls");
+        assert_eq!(anchor("Retry-After, done"), "retry-after-done");
+    }
+}

@@ -1,0 +1,148 @@
+//! Reading crate manifests (`Cargo.toml`) and writing stand-alone ones: the grader's generated
+//! crates live outside the workspace, so every `workspace = true` must be spelled out.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use toml::{Table, Value};
+
+/// A parsed `Cargo.toml` and the folder it came from.
+pub struct CrateManifest {
+    pub dir: PathBuf,
+    pub table: Table,
+}
+
+impl CrateManifest {
+    pub fn read(dir: &Path) -> Result<Self> {
+        let path = dir.join("Cargo.toml");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let table: Table = toml::from_str(&text)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            table,
+        })
+    }
+
+    /// `[package].name`.
+    pub fn package_name(&self) -> Result<String> {
+        self.table
+            .get("package")
+            .and_then(|package| package.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .with_context(|| format!("{}/Cargo.toml has no [package] name", self.dir.display()))
+    }
+
+    /// The dependencies of one table (`dependencies` or `dev-dependencies`), with every
+    /// `workspace = true` and every relative path resolved, ready to copy into another manifest.
+    pub fn resolved_dependencies(&self, section: &str) -> Result<Table> {
+        let mut resolved = Table::new();
+        let Some(Value::Table(dependencies)) = self.table.get(section) else {
+            return Ok(resolved);
+        };
+        for (name, spec) in dependencies {
+            resolved.insert(name.clone(), resolve_dependency(&self.dir, name, spec)?);
+        }
+        Ok(resolved)
+    }
+}
+
+/// One dependency spec made stand-alone.
+fn resolve_dependency(crate_dir: &Path, name: &str, spec: &Value) -> Result<Value> {
+    let Value::Table(spec) = spec else {
+        return Ok(spec.clone());
+    };
+    let mut spec = spec.clone();
+    if spec.get("workspace").and_then(Value::as_bool) == Some(true) {
+        spec.remove("workspace");
+        let root = enclosing_workspace(crate_dir)?;
+        let inherited = workspace_dependency(&root, name)?;
+        let extra_features = spec.remove("features");
+        let mut merged = match inherited {
+            Value::String(version) => {
+                Table::from_iter([("version".to_owned(), Value::String(version))])
+            }
+            Value::Table(table) => absolutize_path(&root, table),
+            other => bail!("workspace dependency `{name}` has an unexpected form: {other}"),
+        };
+        if let Some(Value::Array(features)) = extra_features {
+            let all = merged
+                .entry("features")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(all) = all {
+                all.extend(features);
+            }
+        }
+        for (key, value) in spec {
+            merged.insert(key, value);
+        }
+        return Ok(Value::Table(merged));
+    }
+    Ok(Value::Table(absolutize_path(crate_dir, spec)))
+}
+
+fn absolutize_path(base: &Path, mut spec: Table) -> Table {
+    if let Some(Value::String(path)) = spec.get("path") {
+        let absolute = base.join(path);
+        spec.insert(
+            "path".to_owned(),
+            Value::String(absolute.display().to_string()),
+        );
+    }
+    spec
+}
+
+/// The dependency `name` of the `[workspace.dependencies]` table at `root`.
+pub fn workspace_dependency(root: &Path, name: &str) -> Result<Value> {
+    let manifest = CrateManifest::read(root)?;
+    manifest
+        .table
+        .get("workspace")
+        .and_then(|workspace| workspace.get("dependencies"))
+        .and_then(|dependencies| dependencies.get(name))
+        .cloned()
+        .with_context(|| {
+            format!(
+                "`{name}` is not in [workspace.dependencies] of {}/Cargo.toml",
+                root.display()
+            )
+        })
+}
+
+/// The closest folder at or above `dir` whose Cargo.toml has a `[workspace]` table.
+pub fn enclosing_workspace(dir: &Path) -> Result<PathBuf> {
+    for candidate in dir.ancestors() {
+        let manifest = candidate.join("Cargo.toml");
+        if manifest.is_file() {
+            let text = std::fs::read_to_string(&manifest)
+                .with_context(|| format!("reading {}", manifest.display()))?;
+            if let Ok(table) = toml::from_str::<Table>(&text)
+                && table.contains_key("workspace")
+            {
+                return Ok(candidate.to_path_buf());
+            }
+        }
+    }
+    bail!("no workspace encloses {}", dir.display())
+}
+
+/// The `[profile]` tables of the workspace at `root`: generated crates copy them so that they
+/// share the workspace's compiled dependencies.
+pub fn workspace_profiles(root: &Path) -> Result<Option<Value>> {
+    Ok(CrateManifest::read(root)?.table.get("profile").cloned())
+}
+
+/// Writes `contents` to `path` only if it differs, so cargo sees no change when there is none.
+pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == contents) {
+        return Ok(false);
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))?;
+    Ok(true)
+}

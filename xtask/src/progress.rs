@@ -1,0 +1,80 @@
+//! The learner's progress, kept in `.workbook/progress.json` at the workspace root. A missing
+//! or corrupt file is rebuilt from scratch; it only ever holds what the learner earned.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::workbook::Workbook;
+
+/// Progress in every chapter the learner has touched.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Progress {
+    #[serde(default)]
+    pub chapters: BTreeMap<String, ChapterProgress>,
+}
+
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct ChapterProgress {
+    /// Every check and visible test passed at least once.
+    #[serde(default)]
+    pub passed: bool,
+    #[serde(default)]
+    pub best_score: u32,
+    #[serde(default)]
+    pub max_score: u32,
+    /// How many hints the learner has seen.
+    #[serde(default)]
+    pub hints_seen: usize,
+}
+
+impl Progress {
+    fn path(workbook: &Workbook) -> PathBuf {
+        workbook.root.join(".workbook/progress.json")
+    }
+
+    /// Reads the progress file; a missing or unreadable one counts as no progress.
+    pub fn load(workbook: &Workbook) -> Self {
+        let path = Self::path(workbook);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Self::default();
+        };
+        serde_json::from_str(&text).unwrap_or_else(|_| {
+            eprintln!(
+                "note: {} was unreadable and has been started afresh",
+                path.display()
+            );
+            Self::default()
+        })
+    }
+
+    pub fn save(&self, workbook: &Workbook) -> Result<()> {
+        let path = Self::path(workbook);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        let text = serde_json::to_string_pretty(self).expect("progress always serializes");
+        // Write then rename, so an interrupted save never leaves a torn file.
+        let partial = path.with_extension("json.partial");
+        std::fs::write(&partial, text).with_context(|| format!("writing {}", partial.display()))?;
+        std::fs::rename(&partial, &path).with_context(|| format!("writing {}", path.display()))
+    }
+
+    pub fn chapter(&mut self, id: &str) -> &mut ChapterProgress {
+        self.chapters.entry(id.to_owned()).or_default()
+    }
+
+    pub fn passed(&self, id: &str) -> bool {
+        self.chapters.get(id).is_some_and(|chapter| chapter.passed)
+    }
+
+    /// The first ready chapter the learner has not passed yet.
+    pub fn next_chapter<'a>(&self, workbook: &'a Workbook) -> Option<&'a crate::workbook::Chapter> {
+        workbook
+            .ready_chapters()
+            .find(|chapter| !self.passed(&chapter.id))
+    }
+}

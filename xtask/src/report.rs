@@ -1,0 +1,201 @@
+//! Renders a grading report for people (a table) and for tools (JSON).
+
+use std::fmt::Write;
+
+use crate::grading::{CheckKind, CheckResult, Report};
+use crate::runner::Outcome;
+use crate::term::Style;
+
+/// The width of the id column.
+const ID_WIDTH: usize = 38;
+
+/// The report as a table, with a failure's explanation under its row.
+pub fn render_text(report: &Report, style: Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} — {} ({})",
+        style.bold(&format!("{} · {}", report.chapter, report.title)),
+        report.graded,
+        report.graded_path
+    );
+    if let Some(failure) = &report.compile_failure {
+        render_compile_failure(&mut out, failure, style);
+        let _ = writeln!(
+            out,
+            "\n{} it does not compile, so no check could run (0/{} points).",
+            style.red("✗"),
+            report.max_score
+        );
+        if let Some(place) = &report.start_here {
+            let _ = writeln!(
+                out,
+                "Start here: fix the first error, at {place}, then check again."
+            );
+        }
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        style.dim(&format!(
+            "compiled in {:.2} s · checks ran in {:.2} s",
+            report.compile_ms as f64 / 1e3,
+            report.run_ms as f64 / 1e3
+        ))
+    );
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "  {:<3}{:<ID_WIDTH$} {:>6}  rule",
+        "", "check", "points"
+    );
+    for result in report.hidden() {
+        render_row(&mut out, result, style);
+    }
+    let visible: Vec<&CheckResult> = report.visible().collect();
+    if !visible.is_empty() {
+        let _ = writeln!(out, "\n     your visible tests");
+        for result in visible {
+            render_row(&mut out, result, style);
+        }
+    }
+    let hidden_passed = report.hidden().filter(|r| r.outcome.passed()).count();
+    let visible_passed = report.visible().filter(|r| r.outcome.passed()).count();
+    let summary = format!(
+        "Score {}/{} · {hidden_passed} of {} checks passed · {visible_passed} of {} visible tests passed",
+        report.score,
+        report.max_score,
+        report.hidden().count(),
+        report.visible().count(),
+    );
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "{}",
+        if report.passed {
+            style.green(&summary)
+        } else {
+            style.bold(&summary)
+        }
+    );
+    out
+}
+
+fn render_row(out: &mut String, result: &CheckResult, style: Style) {
+    let mark = if result.outcome.passed() {
+        style.green("✓")
+    } else {
+        style.red("✗")
+    };
+    let points = match result.kind {
+        CheckKind::Check => format!("{}/{}", result.earned, result.points),
+        CheckKind::Visible => String::new(),
+    };
+    let title = match result.kind {
+        CheckKind::Check => result.title.as_str(),
+        CheckKind::Visible => "",
+    };
+    let row = format!("  {mark}  {:<ID_WIDTH$} {points:>6}  {title}", result.id);
+    let _ = writeln!(out, "{}", row.trim_end());
+    if result.outcome.passed() {
+        return;
+    }
+    for line in explain(&result.outcome).lines() {
+        let _ = writeln!(out, "       {line}");
+    }
+    if let Some(section) = &result.section {
+        let title = section
+            .title
+            .as_deref()
+            .map(|t| format!(" {t}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "       {}",
+            style.yellow(&format!(
+                "→ book §{}{title} ({})",
+                section.number, section.link
+            ))
+        );
+    }
+}
+
+/// What went wrong, in the learner's terms.
+pub fn explain(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Passed => "passed".to_owned(),
+        Outcome::Failed {
+            message,
+            location,
+            in_graded_code,
+        } => {
+            let message = message.trim();
+            if let Some((_, what)) = message.split_once("not yet implemented") {
+                let what = what.trim_start_matches(':').trim();
+                let place = location
+                    .as_deref()
+                    .filter(|_| *in_graded_code)
+                    .map(|l| format!(" ({l})"))
+                    .unwrap_or_default();
+                format!("still a todo!(): {what}{place}")
+            } else if *in_graded_code {
+                let place = location.as_deref().unwrap_or("an unknown place");
+                format!("your code panicked at {place}: {message}")
+            } else {
+                message.to_owned()
+            }
+        }
+        Outcome::TimedOut { limit_ms } => format!(
+            "did not finish within {:.1} s of real time and was stopped: an endless loop, a retry \
+             that never gives up, a future that never completes, or a blocking \
+             std::thread::sleep are the usual causes (checks run on a paused tokio clock, where \
+             tokio sleeps cost no real time)",
+            *limit_ms as f64 / 1e3
+        ),
+        Outcome::Crashed { reason } => format!("crashed: {reason}"),
+        Outcome::OutputFlood { limit_bytes } => format!(
+            "printed more than {} MiB of output and was stopped; remove the printing from the loop",
+            limit_bytes / (1024 * 1024)
+        ),
+        Outcome::Missing => {
+            "this check is missing from the check binary: the chapter's rubric and its check \
+             files disagree (an author's error, not yours)"
+                .to_owned()
+        }
+    }
+}
+
+fn render_compile_failure(
+    out: &mut String,
+    failure: &crate::harness::CompileFailure,
+    style: Style,
+) {
+    let _ = writeln!(out);
+    let shown = 3;
+    for error in failure.errors.iter().take(shown) {
+        if !error.in_graded_crate {
+            let _ = writeln!(
+                out,
+                "{}",
+                style.yellow(
+                    "The hidden checks do not compile against your crate: its public API (names, \
+                     parameters, types) must stay as the exercise gives it."
+                )
+            );
+        }
+        let _ = writeln!(out, "{}", error.rendered.trim_end());
+        let _ = writeln!(out);
+    }
+    if failure.errors.len() > shown {
+        let _ = writeln!(out, "… and {} more errors.", failure.errors.len() - shown);
+    }
+    if failure.errors.is_empty() {
+        let _ = writeln!(out, "{}", failure.cargo_output.trim_end());
+    }
+}
+
+/// The report as pretty JSON, schema `retry-workbook/check-report/v1`.
+pub fn render_json(report: &Report) -> String {
+    serde_json::to_string_pretty(report).expect("a report always serializes")
+}

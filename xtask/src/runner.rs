@@ -1,0 +1,380 @@
+//! Runs the tests of a compiled harness, each in its own sandboxed process, and reads their
+//! outcomes.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::sandbox::{self, Ending, Limits};
+
+/// How one test ended, as the learner will read it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    Passed,
+    /// A failed assertion or a panic. `location` is where it happened; `in_graded_code` tells
+    /// whether that was the learner's code rather than the check.
+    Failed {
+        message: String,
+        location: Option<String>,
+        in_graded_code: bool,
+    },
+    TimedOut {
+        limit_ms: u64,
+    },
+    Crashed {
+        reason: String,
+    },
+    OutputFlood {
+        limit_bytes: u64,
+    },
+    /// The rubric names a test the binary does not have.
+    Missing,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        matches!(self, Outcome::Passed)
+    }
+}
+
+/// One test to run.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub name: String,
+    pub limits: Limits,
+}
+
+/// One test's result.
+#[derive(Debug, Clone)]
+pub struct TestRun {
+    pub name: String,
+    pub outcome: Outcome,
+    pub elapsed: Duration,
+}
+
+/// The names of the tests in a test binary.
+pub fn list_tests(binary: &Path) -> Result<Vec<String>> {
+    let output = Command::new(binary)
+        .args(["--list", "--format", "terse"])
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .with_context(|| format!("listing the tests of {}", binary.display()))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    Ok(text
+        .lines()
+        .filter_map(|line| line.strip_suffix(": test"))
+        .map(str::to_owned)
+        .collect())
+}
+
+/// Runs every planned test and returns the results in plan order.
+///
+/// All tests first run together in one process, which is fast; every test that did not pass
+/// there (failed, hung, crashed, or never reported) then runs alone in its own process, `parallel`
+/// at a time, so that its outcome and message are its own.
+pub fn run_all(
+    binary: &Path,
+    plan: &[Planned],
+    available: &[String],
+    scratch: &Path,
+    checks_dirs: &[PathBuf],
+    parallel: usize,
+) -> Result<Vec<TestRun>> {
+    std::fs::create_dir_all(scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let passed_together = run_together(binary, plan, scratch, parallel)?;
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<TestRun>>>> =
+        Mutex::new(plan.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..parallel.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(planned) = plan.get(index) else {
+                        break;
+                    };
+                    let result = if let Some(elapsed) = passed_together.get(&planned.name) {
+                        Ok(TestRun {
+                            name: planned.name.clone(),
+                            outcome: Outcome::Passed,
+                            elapsed: *elapsed,
+                        })
+                    } else if available.contains(&planned.name) {
+                        run_one(binary, planned, index, scratch, checks_dirs)
+                    } else {
+                        Ok(TestRun {
+                            name: planned.name.clone(),
+                            outcome: Outcome::Missing,
+                            elapsed: Duration::ZERO,
+                        })
+                    };
+                    results.lock().expect("a worker panicked")[index] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .expect("a worker panicked")
+        .into_iter()
+        .map(|result| result.expect("every planned test ran"))
+        .collect()
+}
+
+/// Runs every test of the binary in one process and returns the names of those that passed,
+/// each with an equal share of the run's time.
+fn run_together(
+    binary: &Path,
+    plan: &[Planned],
+    scratch: &Path,
+    parallel: usize,
+) -> Result<HashMap<String, Duration>> {
+    let limits = Limits {
+        wall: plan
+            .iter()
+            .map(|p| p.limits.wall)
+            .max()
+            .unwrap_or_default()
+            .min(Duration::from_secs(10)),
+        memory_bytes: plan
+            .iter()
+            .map(|p| p.limits.memory_bytes)
+            .max()
+            .unwrap_or_default(),
+        output_bytes: plan
+            .iter()
+            .map(|p| p.limits.output_bytes)
+            .max()
+            .unwrap_or_default(),
+    };
+    let workdir = fresh_dir(&scratch.join("all"))?;
+    let stdout = scratch.join("all.stdout");
+    let mut command = test_command(binary, &workdir);
+    command.args([
+        "--test-threads",
+        &parallel.max(1).to_string(),
+        "--color",
+        "never",
+    ]);
+    let finished = sandbox::run(command, limits, &stdout, &scratch.join("all.stderr"))?;
+    let output = read_head(&stdout, 1024 * 1024);
+    let passed: Vec<String> = output
+        .lines()
+        .filter_map(|line| line.strip_prefix("test ")?.strip_suffix(" ... ok"))
+        .map(str::to_owned)
+        .collect();
+    let share = finished.elapsed / passed.len().max(1) as u32;
+    Ok(passed.into_iter().map(|name| (name, share)).collect())
+}
+
+/// A test process's command, with the environment every test gets.
+fn test_command(binary: &Path, workdir: &Path) -> Command {
+    let mut command = Command::new(binary);
+    command
+        .current_dir(workdir)
+        .env("RUST_BACKTRACE", "0")
+        .env("INSTA_UPDATE", "no")
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", workdir)
+        .env_remove("RUSTC_BOOTSTRAP");
+    command
+}
+
+/// An empty folder at `dir`.
+fn fresh_dir(dir: &Path) -> Result<PathBuf> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).with_context(|| format!("clearing {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir.to_path_buf())
+}
+
+fn run_one(
+    binary: &Path,
+    planned: &Planned,
+    index: usize,
+    scratch: &Path,
+    checks_dirs: &[PathBuf],
+) -> Result<TestRun> {
+    let workdir = fresh_dir(&scratch.join(format!("{index:03}")))?;
+    let stdout = scratch.join(format!("{index:03}.stdout"));
+    let stderr = scratch.join(format!("{index:03}.stderr"));
+    let mut command = test_command(binary, &workdir);
+    command.args([
+        "--exact",
+        &planned.name,
+        "--nocapture",
+        "--test-threads",
+        "1",
+    ]);
+    let finished = sandbox::run(command, planned.limits, &stdout, &stderr)?;
+    let out = read_head(&stdout, 256 * 1024);
+    let err = read_head(&stderr, 256 * 1024);
+    let outcome = interpret(&finished.ending, planned.limits, &out, &err, checks_dirs);
+    Ok(TestRun {
+        name: planned.name.clone(),
+        outcome,
+        elapsed: finished.elapsed,
+    })
+}
+
+fn read_head(path: &Path, limit: u64) -> String {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(limit).read_to_end(&mut bytes);
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Turns how the process ended and what it printed into an outcome.
+pub fn interpret(
+    ending: &Ending,
+    limits: Limits,
+    stdout: &str,
+    stderr: &str,
+    checks_dirs: &[PathBuf],
+) -> Outcome {
+    let status = match ending {
+        Ending::TimedOut => {
+            return Outcome::TimedOut {
+                limit_ms: limits.wall.as_millis() as u64,
+            };
+        }
+        Ending::Exited(status) => status,
+    };
+    if status.success() {
+        return if stdout.contains("1 passed") {
+            Outcome::Passed
+        } else {
+            Outcome::Missing
+        };
+    }
+    if let Some((signal, name)) = sandbox::signal_name(status) {
+        return match signal {
+            libc::SIGXFSZ => Outcome::OutputFlood {
+                limit_bytes: limits.output_bytes,
+            },
+            libc::SIGXCPU => Outcome::TimedOut {
+                limit_ms: limits.wall.as_millis() as u64,
+            },
+            _ if stderr.contains("has overflowed its stack") => Outcome::Crashed {
+                reason: "the stack overflowed (unbounded recursion?)".to_owned(),
+            },
+            _ if stderr.contains("memory allocation of") => Outcome::Crashed {
+                reason: format!(
+                    "ran out of memory: {} (the limit is {} MiB)",
+                    first_line_containing(stderr, "memory allocation of"),
+                    limits.memory_bytes / (1024 * 1024)
+                ),
+            },
+            libc::SIGABRT => Outcome::Crashed {
+                reason: "the process aborted (std::process::abort, or a panic during a panic)"
+                    .to_owned(),
+            },
+            libc::SIGKILL => Outcome::Crashed {
+                reason: format!(
+                    "the process was killed (SIGKILL), most likely for exceeding the {} MiB memory limit",
+                    limits.memory_bytes / (1024 * 1024)
+                ),
+            },
+            _ => Outcome::Crashed {
+                reason: format!("the process was killed by {name} (signal {signal})"),
+            },
+        };
+    }
+    if let Some(panic) = first_panic(stderr) {
+        let in_graded_code = panic.location.as_ref().is_some_and(|location| {
+            !checks_dirs
+                .iter()
+                .any(|dir| location.starts_with(&dir.display().to_string()))
+        });
+        return Outcome::Failed {
+            message: panic.message,
+            location: panic.location,
+            in_graded_code,
+        };
+    }
+    Outcome::Crashed {
+        reason: match status.code() {
+            Some(code) => format!(
+                "the process exited with code {code} before the check finished (std::process::exit?)"
+            ),
+            None => "the process ended without a result".to_owned(),
+        },
+    }
+}
+
+fn first_line_containing<'a>(text: &'a str, needle: &'a str) -> &'a str {
+    text.lines()
+        .find(|line| line.contains(needle))
+        .unwrap_or(needle)
+        .trim()
+}
+
+/// A panic as the Rust runtime printed it.
+#[derive(Debug, PartialEq)]
+pub struct Panic {
+    pub location: Option<String>,
+    pub message: String,
+}
+
+/// The first panic report in `stderr`: `thread 'x' panicked at file:line:col:` then the message.
+pub fn first_panic(stderr: &str) -> Option<Panic> {
+    let start = stderr.find("thread '")?;
+    let rest = &stderr[start..];
+    let header_end = rest.find('\n').unwrap_or(rest.len());
+    let header = &rest[..header_end];
+    let location = header
+        .split_once("panicked at ")
+        .map(|(_, location)| location.trim_end_matches(':').to_owned());
+    let body = rest.get(header_end + 1..).unwrap_or_default();
+    let mut message = Vec::new();
+    for line in body.lines() {
+        if line.starts_with("note: run with `RUST_BACKTRACE")
+            || line.starts_with("stack backtrace:")
+            || line.starts_with("thread '")
+        {
+            break;
+        }
+        message.push(line);
+    }
+    let mut message = message.join("\n").trim().to_owned();
+    if message.len() > 4_000 {
+        let cut = (0..=4_000)
+            .rev()
+            .find(|&i| message.is_char_boundary(i))
+            .unwrap_or(0);
+        message.truncate(cut);
+        message.push_str(" …");
+    }
+    Some(Panic { location, message })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_panic_report() {
+        let stderr = "noise\nthread 'jitter::uniform' panicked at /w/xtask/checks/ch08/jitter.rs:10:5:\nspread evenly\nsecond line\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
+        let panic = first_panic(stderr).unwrap();
+        assert_eq!(
+            panic.location.as_deref(),
+            Some("/w/xtask/checks/ch08/jitter.rs:10:5")
+        );
+        assert_eq!(panic.message, "spread evenly\nsecond line");
+    }
+
+    #[test]
+    fn no_panic_no_report() {
+        assert_eq!(first_panic("running 1 test\n"), None);
+    }
+}

@@ -1,0 +1,123 @@
+//! Running one untrusted test process: its own process group, limits on memory, output and CPU,
+//! a real-time limit, and no process left behind.
+
+use std::fs::File;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+/// What a sandboxed process may use.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub wall: Duration,
+    pub memory_bytes: u64,
+    /// The most a process may write to its stdout or stderr (or any file).
+    pub output_bytes: u64,
+}
+
+/// How the process ended.
+#[derive(Debug)]
+pub enum Ending {
+    Exited(ExitStatus),
+    /// Killed by the grader after its real-time limit.
+    TimedOut,
+}
+
+/// The result of one run.
+#[derive(Debug)]
+pub struct Finished {
+    pub ending: Ending,
+    pub elapsed: Duration,
+}
+
+/// Runs `command` with `limits`, its stdout and stderr going to the two files.
+/// Every process of its group is killed before this returns.
+pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -> Result<Finished> {
+    let out = File::create(stdout).with_context(|| format!("creating {}", stdout.display()))?;
+    let err = File::create(stderr).with_context(|| format!("creating {}", stderr.display()))?;
+    command
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .process_group(0);
+    let Limits {
+        wall,
+        memory_bytes,
+        output_bytes,
+    } = limits;
+    let cpu_seconds = wall.as_secs() + 2;
+    // SAFETY: the closure runs in the forked child before exec and only calls setrlimit,
+    // which is async-signal-safe; it touches no memory shared with the parent.
+    unsafe {
+        command.pre_exec(move || {
+            set_limit(libc::RLIMIT_AS, memory_bytes)?;
+            set_limit(libc::RLIMIT_FSIZE, output_bytes)?;
+            set_limit(libc::RLIMIT_CPU, cpu_seconds)?;
+            set_limit(libc::RLIMIT_CORE, 0)?;
+            Ok(())
+        });
+    }
+    let started = Instant::now();
+    let mut child = command.spawn().context("starting the check process")?;
+    let group = child.id() as libc::pid_t;
+    let (sender, receiver) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = sender.send(status);
+    });
+    let ending = match receiver.recv_timeout(wall) {
+        Ok(status) => Ending::Exited(status.context("waiting for the check process")?),
+        Err(_) => {
+            kill_group(group);
+            let _ = receiver.recv();
+            Ending::TimedOut
+        }
+    };
+    let elapsed = started.elapsed();
+    // Children the test left running (a forked sleeper, say) go too.
+    kill_group(group);
+    let _ = waiter.join();
+    Ok(Finished { ending, elapsed })
+}
+
+fn set_limit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Result<()> {
+    let limit = libc::rlimit {
+        rlim_cur: value,
+        rlim_max: value,
+    };
+    // SAFETY: setrlimit reads the struct we pass and nothing else.
+    if unsafe { libc::setrlimit(resource, &limit) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn kill_group(group: libc::pid_t) {
+    // SAFETY: kill only sends a signal; a negative pid names the process group we created.
+    unsafe {
+        libc::kill(-group, libc::SIGKILL);
+    }
+}
+
+/// A readable name for the signal that ended a process.
+pub fn signal_name(status: &ExitStatus) -> Option<(i32, &'static str)> {
+    let signal = status.signal()?;
+    let name = match signal {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGTERM => "SIGTERM",
+        _ => "a signal",
+    };
+    Some((signal, name))
+}

@@ -1,0 +1,379 @@
+//! The workbook's manifest (`xtask/workbook.toml`) and each chapter's rubric
+//! (`xtask/checks/<id>/chapter.toml`), loaded and validated.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+
+/// The manifest's path, relative to the workspace root.
+pub const MANIFEST: &str = "xtask/workbook.toml";
+
+/// The workbook: where it lives and its chapters in reading order.
+#[derive(Debug)]
+pub struct Workbook {
+    pub root: PathBuf,
+    pub parts: Vec<Part>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestFile {
+    part: Vec<Part>,
+}
+
+/// A part of the book: a title and its chapters.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Part {
+    pub title: String,
+    pub chapters: Vec<Chapter>,
+}
+
+/// One chapter, as the manifest lists it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Chapter {
+    pub id: String,
+    pub slug: String,
+    pub title: String,
+    /// False for a chapter that is planned but not written yet.
+    pub ready: bool,
+    /// The chapter's weight in a whole-workbook grade (default 1).
+    #[serde(default = "one")]
+    pub weight: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl Chapter {
+    /// The path stem shared by the page, the exercise and the solution: `ch08-full-jitter`.
+    pub fn stem(&self) -> String {
+        format!("{}-{}", self.id, self.slug)
+    }
+
+    /// The exercise's package name: `ch08_full_jitter`.
+    pub fn crate_name(&self) -> String {
+        self.stem().replace('-', "_")
+    }
+
+    /// The solution's package name: `ch08_full_jitter_solution`.
+    pub fn solution_crate_name(&self) -> String {
+        format!("{}_solution", self.crate_name())
+    }
+
+    /// The chapter's number, for section labels: 8 for `ch08`.
+    pub fn number(&self) -> u32 {
+        self.id[2..].parse().unwrap_or(0)
+    }
+}
+
+impl fmt::Display for Chapter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} · {}", self.id, self.title)
+    }
+}
+
+impl Workbook {
+    /// Loads the manifest from the workspace that contains this binary's sources.
+    pub fn load() -> Result<Self> {
+        Self::load_from(workspace_root())
+    }
+
+    /// Loads the manifest of the workspace at `root`.
+    pub fn load_from(root: PathBuf) -> Result<Self> {
+        let path = root.join(MANIFEST);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let file: ManifestFile = toml::from_str(&text)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+        let workbook = Self {
+            root,
+            parts: file.part,
+        };
+        workbook.validate()?;
+        Ok(workbook)
+    }
+
+    fn validate(&self) -> Result<()> {
+        let mut seen = BTreeSet::new();
+        let mut previous = 0;
+        for chapter in self.chapters() {
+            let well_formed = chapter.id.len() == 4
+                && chapter.id.starts_with("ch")
+                && chapter.id[2..].bytes().all(|b| b.is_ascii_digit());
+            if !well_formed {
+                bail!(
+                    "{MANIFEST}: chapter id `{}` must look like `ch08`",
+                    chapter.id
+                );
+            }
+            let slug_ok = !chapter.slug.is_empty()
+                && chapter
+                    .slug
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            if !slug_ok {
+                bail!(
+                    "{MANIFEST}: the slug of {} (`{}`) may hold only a-z, 0-9 and `-`",
+                    chapter.id,
+                    chapter.slug
+                );
+            }
+            if !seen.insert(chapter.id.clone()) {
+                bail!("{MANIFEST}: chapter {} is listed twice", chapter.id);
+            }
+            if chapter.number() <= previous {
+                bail!(
+                    "{MANIFEST}: {} is out of order (chapters go in increasing order)",
+                    chapter.id
+                );
+            }
+            previous = chapter.number();
+        }
+        Ok(())
+    }
+
+    /// Every chapter, in reading order.
+    pub fn chapters(&self) -> impl Iterator<Item = &Chapter> {
+        self.parts.iter().flat_map(|part| &part.chapters)
+    }
+
+    /// The chapters that are written and graded.
+    pub fn ready_chapters(&self) -> impl Iterator<Item = &Chapter> {
+        self.chapters().filter(|chapter| chapter.ready)
+    }
+
+    /// A chapter by id (`ch08`, `8` or `08`), ready or not.
+    pub fn chapter(&self, wanted: &str) -> Result<&Chapter> {
+        let id = normalize_id(wanted);
+        self.chapters()
+            .find(|chapter| chapter.id == id)
+            .with_context(|| {
+                let known: Vec<&str> = self.chapters().map(|c| c.id.as_str()).collect();
+                format!(
+                    "there is no chapter `{wanted}`; the chapters are {}",
+                    known.join(", ")
+                )
+            })
+    }
+
+    /// A chapter that can be graded: it must exist and be ready.
+    pub fn ready_chapter(&self, wanted: &str) -> Result<&Chapter> {
+        let chapter = self.chapter(wanted)?;
+        if !chapter.ready {
+            bail!(
+                "{} is not written yet (it is a draft in {MANIFEST}); `cargo xtask list` shows the chapters you can do",
+                chapter
+            );
+        }
+        Ok(chapter)
+    }
+
+    pub fn exercise_dir(&self, chapter: &Chapter) -> PathBuf {
+        self.root.join("exercises").join(chapter.stem())
+    }
+
+    pub fn solution_dir(&self, chapter: &Chapter) -> PathBuf {
+        self.root.join("solutions").join(chapter.stem())
+    }
+
+    pub fn page(&self, chapter: &Chapter) -> PathBuf {
+        self.root
+            .join("book/src")
+            .join(format!("{}.md", chapter.stem()))
+    }
+
+    /// The folder of the chapter's public checks.
+    pub fn checks_dir(&self, chapter: &Chapter) -> PathBuf {
+        self.root.join("xtask/checks").join(&chapter.id)
+    }
+
+    pub fn mutants_dir(&self, chapter: &Chapter) -> PathBuf {
+        self.root.join("xtask/mutants").join(&chapter.id)
+    }
+
+    /// Where the grader keeps its generated crates and scratch files.
+    pub fn work_dir(&self) -> PathBuf {
+        self.root.join("target/workbook")
+    }
+}
+
+/// `8`, `08`, `ch8` and `CH08` all mean `ch08`.
+pub fn normalize_id(wanted: &str) -> String {
+    let lower = wanted.trim().to_ascii_lowercase();
+    let digits = lower.trim_start_matches("ch");
+    match digits.parse::<u32>() {
+        Ok(number) => format!("ch{number:02}"),
+        Err(_) => lower,
+    }
+}
+
+/// The workspace root: the parent of this crate's folder, fixed at build time.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one folder below the workspace root")
+        .to_path_buf()
+}
+
+/// A chapter's rubric: its checks, hints and given files.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Rubric {
+    /// Files the exercise provides ready-made; identical in the exercise and the solution.
+    #[serde(default)]
+    pub given: Vec<String>,
+    /// Workspace dependencies the checks use beyond the graded crate's own.
+    #[serde(default)]
+    pub check_dependencies: Vec<String>,
+    #[serde(default)]
+    pub hints: Vec<String>,
+    #[serde(default, rename = "check")]
+    pub checks: Vec<CheckSpec>,
+    /// The folder the rubric was read from: its `.rs` files are the checks.
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+/// One hidden check of a rubric.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CheckSpec {
+    /// `<file stem>.<test fn>`, e.g. `jitter.not_deterministic`.
+    pub id: String,
+    pub points: u32,
+    /// The rule the check enforces, as the learner reads it.
+    pub title: String,
+    /// The book section that explains the rule, e.g. `8.3`.
+    pub section: Option<String>,
+    /// Real time the check may take before it is stopped.
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+    /// Address space the check's process may use.
+    #[serde(default = "default_memory_mb")]
+    pub memory_mb: u64,
+}
+
+fn default_timeout_ms() -> u64 {
+    2_000
+}
+
+fn default_memory_mb() -> u64 {
+    1_024
+}
+
+impl CheckSpec {
+    /// The test's path in the check binary: `jitter::not_deterministic`.
+    pub fn test_name(&self) -> String {
+        self.id.replace('.', "::")
+    }
+}
+
+/// The rubric's file name inside a checks folder.
+pub const RUBRIC: &str = "chapter.toml";
+
+impl Rubric {
+    /// Reads `<dir>/chapter.toml` and checks that it is coherent.
+    pub fn load(dir: &Path) -> Result<Self> {
+        let path = dir.join(RUBRIC);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let mut rubric: Rubric = toml::from_str(&text)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+        rubric.dir = dir.to_path_buf();
+        let mut seen = BTreeSet::new();
+        for check in &rubric.checks {
+            let parts: Vec<&str> = check.id.split('.').collect();
+            let valid = parts.len() == 2
+                && parts.iter().all(|p| {
+                    !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                });
+            if !valid {
+                bail!(
+                    "{}: check id `{}` must be `<file stem>.<test fn>`, e.g. `jitter.not_deterministic`",
+                    path.display(),
+                    check.id
+                );
+            }
+            if !dir.join(format!("{}.rs", parts[0])).is_file() {
+                bail!(
+                    "{}: check `{}` names {}.rs, which is not in {}",
+                    path.display(),
+                    check.id,
+                    parts[0],
+                    dir.display()
+                );
+            }
+            if !seen.insert(check.id.as_str()) {
+                bail!("{}: check `{}` is listed twice", path.display(), check.id);
+            }
+        }
+        if rubric.checks.is_empty() {
+            bail!("{}: a chapter needs at least one [[check]]", path.display());
+        }
+        Ok(rubric)
+    }
+
+    /// The check files: every `.rs` file of the rubric's folder, sorted.
+    pub fn check_files(&self) -> Result<Vec<PathBuf>> {
+        rust_files(&self.dir)
+    }
+
+    pub fn max_points(&self) -> u32 {
+        self.checks.iter().map(|check| check.points).sum()
+    }
+}
+
+/// The `.rs` files directly inside `dir`, sorted by name.
+pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    if !dir.is_dir() {
+        return Ok(files);
+    }
+    for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|ext| ext == "rs") && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chapter_ids_are_normalized() {
+        for wanted in ["8", "08", "ch8", "CH08", " ch08 "] {
+            assert_eq!(normalize_id(wanted), "ch08");
+        }
+    }
+
+    #[test]
+    fn names_derive_from_the_stem() {
+        let chapter = Chapter {
+            id: "ch08".into(),
+            slug: "full-jitter".into(),
+            title: "Full jitter".into(),
+            ready: true,
+            weight: 1,
+        };
+        assert_eq!(chapter.stem(), "ch08-full-jitter");
+        assert_eq!(chapter.crate_name(), "ch08_full_jitter");
+        assert_eq!(chapter.solution_crate_name(), "ch08_full_jitter_solution");
+    }
+
+    #[test]
+    fn the_repository_manifest_loads() {
+        let workbook = Workbook::load().expect("xtask/workbook.toml loads");
+        assert_eq!(workbook.chapters().count(), 23);
+        assert_eq!(workbook.chapter("22").unwrap().slug, "saga-retries");
+    }
+}
