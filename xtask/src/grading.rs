@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::harness::{self, CompileFailure, Graded, VISIBLE_MODULE};
@@ -325,10 +325,19 @@ pub fn page_has_section(page: &Path, number: &str) -> bool {
 }
 
 /// The checks folder to use: the instructor's private one, or the chapter's public one.
-pub fn checks_dir_for(workbook: &Workbook, chapter: &Chapter, private: Option<&Path>) -> PathBuf {
+pub fn checks_dir_for(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    private: Option<&Path>,
+) -> Result<PathBuf> {
     match private {
-        Some(dir) => dir.join(&chapter.id),
-        None => workbook.checks_dir(chapter),
+        Some(dir) => {
+            let dir = dir.join(&chapter.id);
+            dir.canonicalize().with_context(|| {
+                format!("the private checks folder {} does not exist", dir.display())
+            })
+        }
+        None => Ok(workbook.checks_dir(chapter)),
     }
 }
 

@@ -31,8 +31,13 @@ pub struct ChapterProgress {
 }
 
 impl Progress {
+    /// `.workbook/progress.json`, or `$WORKBOOK_STATE_DIR/progress.json` when that is set (tests
+    /// use it to keep the learner's real progress untouched).
     fn path(workbook: &Workbook) -> PathBuf {
-        workbook.root.join(".workbook/progress.json")
+        match std::env::var_os("WORKBOOK_STATE_DIR") {
+            Some(dir) => PathBuf::from(dir).join("progress.json"),
+            None => workbook.root.join(".workbook/progress.json"),
+        }
     }
 
     /// Reads the progress file; a missing or unreadable one counts as no progress.

@@ -157,7 +157,10 @@ fn run_together(
     let workdir = fresh_dir(&scratch.join("all"))?;
     let stdout = scratch.join("all.stdout");
     let mut command = test_command(binary, &workdir);
+    // --nocapture: output goes to the capped file, so a flood stops the run instead of
+    // piling up in memory and passing unseen.
     command.args([
+        "--nocapture",
         "--test-threads",
         &parallel.max(1).to_string(),
         "--color",

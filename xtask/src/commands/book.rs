@@ -1,14 +1,102 @@
-//! `cargo xtask book`.
+//! `cargo xtask book`: build (or serve) the mdBook. The first run installs mdBook into
+//! `target/tools/`, so a fresh machine needs no manual step; `check` never waits for it.
 
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 
-/// (being written)
-#[derive(Debug, Args)]
-pub struct BookArgs {}
+use crate::harness;
+use crate::workbook::Workbook;
 
-pub fn run(_args: BookArgs) -> Result<ExitCode> {
-    bail!("not written yet")
+/// The mdBook release the book is written for.
+const MDBOOK_VERSION: &str = "0.5.4";
+
+/// Build the book into book/build/ (or serve it with live reload).
+#[derive(Debug, Args)]
+pub struct BookArgs {
+    /// Open the built book in a browser.
+    #[arg(long)]
+    pub open: bool,
+    /// Serve the book on localhost with live reload instead of building once.
+    #[arg(long, conflicts_with = "open")]
+    pub serve: bool,
+}
+
+pub fn run(args: BookArgs) -> Result<ExitCode> {
+    let workbook = Workbook::load()?;
+    let mdbook = ensure_mdbook(&workbook)?;
+    let book = workbook.root.join("book");
+    let mut command = Command::new(&mdbook);
+    if args.serve {
+        command.args(["serve", "--open"]);
+    } else {
+        command.arg("build");
+    }
+    let status = command
+        .arg(&book)
+        .status()
+        .with_context(|| format!("running {}", mdbook.display()))?;
+    if !status.success() {
+        bail!("mdbook could not build the book");
+    }
+    let index = book.join("build/index.html");
+    println!("The book is at {}", index.display());
+    if args.open {
+        open_in_browser(&index);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The mdbook binary: one on PATH at the right version, or ours in target/tools/, installed if
+/// it is not there yet.
+pub fn ensure_mdbook(workbook: &Workbook) -> Result<PathBuf> {
+    let tools = workbook.root.join("target/tools");
+    let ours = tools.join("bin/mdbook");
+    if reports_version(&ours) {
+        return Ok(ours);
+    }
+    if reports_version(Path::new("mdbook")) {
+        return Ok(PathBuf::from("mdbook"));
+    }
+    println!("Installing mdBook {MDBOOK_VERSION} into target/tools/ (once; about two minutes)…");
+    let status = Command::new(harness::cargo())
+        .args([
+            "install",
+            "mdbook",
+            "--locked",
+            "--quiet",
+            "--version",
+            MDBOOK_VERSION,
+            "--root",
+        ])
+        .arg(&tools)
+        .status()
+        .context("running cargo install mdbook")?;
+    if !status.success() || !reports_version(&ours) {
+        bail!(
+            "installing mdBook failed; `cargo install mdbook --version {MDBOOK_VERSION}` by hand may say why"
+        );
+    }
+    Ok(ours)
+}
+
+/// True when `mdbook` runs and is the version the book is written for.
+fn reports_version(mdbook: &Path) -> bool {
+    Command::new(mdbook)
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).contains(MDBOOK_VERSION))
+}
+
+fn open_in_browser(index: &Path) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    if Command::new(opener).arg(index).status().is_err() {
+        println!("Open {} in your browser.", index.display());
+    }
 }

@@ -101,7 +101,7 @@ pub fn grade_chapter(
     target: &TargetArgs,
     color: bool,
 ) -> Result<Report> {
-    let checks_dir = grading::checks_dir_for(workbook, chapter, target.checks_dir.as_deref());
+    let checks_dir = grading::checks_dir_for(workbook, chapter, target.checks_dir.as_deref())?;
     let rubric = Rubric::load(&checks_dir)
         .with_context(|| format!("loading the checks of {}", chapter.id))?;
     let graded = graded_crate(workbook, chapter, target)?;
@@ -119,8 +119,10 @@ pub fn grade_chapter(
 pub fn graded_crate(workbook: &Workbook, chapter: &Chapter, target: &TargetArgs) -> Result<Graded> {
     if target.solution {
         let solution = workbook.solution_dir(chapter);
-        return Ok(Graded::at(&solution, "the solution".to_owned(), "solution")?
-            .with_visible_tests_of(&workbook.exercise_dir(chapter)));
+        return Ok(
+            Graded::at(&solution, "the solution".to_owned(), "solution")?
+                .with_visible_tests_of(&workbook.exercise_dir(chapter)),
+        );
     }
     if let Some(dir) = &target.path {
         return Graded::at(dir, format!("the crate in {}", dir.display()), "path");
@@ -142,8 +144,10 @@ pub fn graded_crate(workbook: &Workbook, chapter: &Chapter, target: &TargetArgs)
         }
         let mutant = mutants::load(&file)?;
         let dir = mutants::materialize(workbook, chapter, &mutant)?;
-        return Ok(Graded::at(&dir, format!("mutant {}", mutant.name), "mutant")?
-            .with_visible_tests_of(&workbook.exercise_dir(chapter)));
+        return Ok(
+            Graded::at(&dir, format!("mutant {}", mutant.name), "mutant")?
+                .with_visible_tests_of(&workbook.exercise_dir(chapter)),
+        );
     }
     Graded::at(
         &workbook.exercise_dir(chapter),

@@ -1,14 +1,64 @@
-//! `cargo xtask ci`.
+//! `cargo xtask ci`: the project's whole test suite, as CI runs it — the unit and integration
+//! tests of every crate, `verify` over every chapter, and the book build.
 
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
+use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Args;
 
-/// (being written)
+use crate::commands::{book, verify};
+use crate::harness;
+use crate::workbook::Workbook;
+
+/// Run every test of the project: cargo test, verify (all chapters and mutants), the book.
 #[derive(Debug, Args)]
 pub struct CiArgs {}
 
 pub fn run(_args: CiArgs) -> Result<ExitCode> {
-    bail!("not written yet")
+    let workbook = Workbook::load()?;
+    let started = Instant::now();
+    let mut steps: Vec<(&str, bool)> = Vec::new();
+
+    println!("== cargo test (the workbook's own crates and the solutions)");
+    let tests = Command::new(harness::cargo())
+        .args(["test", "--quiet"])
+        .current_dir(&workbook.root)
+        .status()?
+        .success();
+    steps.push(("cargo test", tests));
+
+    println!("== cargo xtask verify");
+    let verified = verify::run(verify::VerifyArgs {
+        chapters: Vec::new(),
+        no_mutants: false,
+    })? == ExitCode::SUCCESS;
+    steps.push(("verify", verified));
+
+    println!("== the book");
+    let book_built = book::run(book::BookArgs {
+        open: false,
+        serve: false,
+    })
+    .is_ok();
+    steps.push(("book", book_built));
+
+    let failed: Vec<&str> = steps
+        .iter()
+        .filter(|(_, ok)| !ok)
+        .map(|(name, _)| *name)
+        .collect();
+    let passed = steps.len() - failed.len();
+    println!();
+    println!(
+        "ci: {passed} passed, {} failed in {:.0} s",
+        failed.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if failed.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("failed: {}", failed.join(", "));
+        Ok(ExitCode::FAILURE)
+    }
 }

@@ -67,7 +67,10 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let chapters: Vec<&Chapter> = if args.chapters.is_empty() {
         workbook.ready_chapters().collect()
     } else {
-        args.chapters.iter().map(|id| workbook.ready_chapter(id)).collect::<Result<_>>()?
+        args.chapters
+            .iter()
+            .map(|id| workbook.ready_chapter(id))
+            .collect::<Result<_>>()?
     };
     let mut grades = Vec::new();
     for chapter in chapters {
@@ -107,9 +110,16 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             for chapter in &grade.chapters {
                 println!("{}", report::render_text(&chapter.report, style));
             }
-            println!("Total: {:.2} of {:.2} points", grade.points, grade.max_points);
+            println!(
+                "Total: {:.2} of {:.2} points",
+                grade.points, grade.max_points
+            );
         }
         GradeFormat::Json => println!("{}", serde_json::to_string_pretty(&grade)?),
     }
-    Ok(if grade.passed { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if grade.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

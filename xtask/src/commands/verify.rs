@@ -70,6 +70,10 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     if args.chapters.is_empty() {
         println!("the workbook");
         verify_layout(&workbook, &mut findings)?;
+        findings.expect(
+            crate::commands::figures::figures(&workbook, true)?,
+            "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
+        );
     }
     for chapter in &chapters {
         verify_chapter(&workbook, chapter, !args.no_mutants, &mut findings)?;
@@ -387,7 +391,7 @@ fn lint_solutions(
     findings: &mut Findings,
 ) -> Result<()> {
     let mut packages: Vec<String> = chapters.iter().map(|c| c.solution_crate_name()).collect();
-    packages.push("xtask".to_owned());
+    packages.extend(["xtask", "workbook-figures"].map(str::to_owned));
     let mut clippy = Command::new(harness::cargo());
     clippy.arg("clippy").arg("--quiet").arg("--all-targets");
     let mut fmt = Command::new(harness::cargo());
@@ -395,6 +399,10 @@ fn lint_solutions(
     for package in &packages {
         clippy.args(["-p", package]);
         fmt.args(["-p", package]);
+    }
+    // The exercises are shipped code too: formatted, though unfinished.
+    for chapter in chapters {
+        fmt.args(["-p", &chapter.crate_name()]);
     }
     clippy.args(["--", "-D", "warnings"]);
     let names = packages.join(", ");

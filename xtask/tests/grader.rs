@@ -1,0 +1,220 @@
+//! Tests of the grader itself, through the real binary: hostile learner code, compile errors,
+//! and the first table a new learner sees.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    root().join("xtask/tests/fixtures").join(name)
+}
+
+/// Runs `cargo xtask …` with its progress kept in `state`.
+fn xtask(args: &[&str], state: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .current_dir(root())
+        .env("WORKBOOK_STATE_DIR", state)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the xtask binary runs")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("workbook-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn result<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id} in {report:#}"))
+}
+
+fn process_is_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // A zombie has ended; only its exit status is left for a parent to collect.
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn hostile_code_fails_only_its_own_checks_and_leaves_no_process() {
+    let state = temp_dir("hostile");
+    let pid_file = state.join("sleeper.pid");
+    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["check", "ch08", "--format", "json", "--path"])
+        .arg(fixture("hostile"))
+        .arg("--checks-dir")
+        .arg(fixture("hostile-checks"))
+        .current_dir(root())
+        .env("WORKBOOK_STATE_DIR", &state)
+        .env("HOSTILE_PID_FILE", &pid_file)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "{error}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "a failing grade exits with 1"
+    );
+    assert_eq!(report["schema"], "retry-workbook/check-report/v1");
+    assert_eq!(
+        result(&report, "cases.loops_forever")["status"],
+        "timed_out"
+    );
+    assert_eq!(
+        result(&report, "cases.sleeps_an_hour")["status"],
+        "timed_out"
+    );
+    let panicked = result(&report, "cases.panics");
+    assert_eq!(panicked["status"], "failed");
+    assert_eq!(panicked["in_graded_code"], true);
+    assert!(panicked["message"].as_str().unwrap().contains("gave up"));
+    assert_eq!(result(&report, "cases.aborts")["status"], "crashed");
+    assert_eq!(
+        result(&report, "cases.floods_output")["status"],
+        "output_flood"
+    );
+    let overflow = result(&report, "cases.overflows_stack");
+    assert!(
+        overflow["reason"]
+            .as_str()
+            .unwrap()
+            .contains("stack overflowed"),
+        "{overflow}"
+    );
+    let huge = result(&report, "cases.allocates_huge");
+    assert!(
+        huge["reason"].as_str().unwrap().contains("out of memory"),
+        "{huge}"
+    );
+    let exited = result(&report, "cases.exits_early");
+    assert!(
+        exited["reason"].as_str().unwrap().contains("code 3"),
+        "{exited}"
+    );
+    assert_eq!(result(&report, "cases.forks_a_sleeper")["status"], "passed");
+    assert_eq!(result(&report, "cases.passes")["status"], "passed");
+    assert_eq!(report["score"], 2);
+    assert_eq!(report["max_score"], 10);
+
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        process_is_gone(pid),
+        "the sleeper the check forked (pid {pid}) is still running"
+    );
+}
+
+#[test]
+fn compile_errors_show_the_learners_file_first() {
+    let state = temp_dir("broken");
+    let broken = fixture("broken");
+    let output = xtask(
+        &[
+            "check",
+            "ch08",
+            "--path",
+            broken.to_str().unwrap(),
+            "--checks-dir",
+            fixture("hostile-checks").to_str().unwrap(),
+        ],
+        &state,
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let first_error = text.find("error").expect("an error is shown");
+    let learner_file = text
+        .find("xtask/tests/fixtures/broken/src/lib.rs:4")
+        .expect("the learner's file and line are shown");
+    assert!(learner_file > first_error, "{text}");
+    assert!(
+        text.contains("it does not compile, so no check could run"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Start here: fix the first error, at xtask/tests/fixtures/broken/src/lib.rs:4"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("target/workbook"),
+        "the grader's plumbing leaks into the message:\n{text}"
+    );
+}
+
+#[test]
+fn the_untouched_exercise_fails_with_a_table_that_says_where_to_start() {
+    let state = temp_dir("start");
+    let output = xtask(&["check", "ch08"], &state);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("✗  jitter.not_deterministic"), "{text}");
+    assert!(text.contains("still a todo!()"), "{text}");
+    assert!(text.contains("→ book §8.3"), "{text}");
+    assert!(text.contains("Score 0/"), "{text}");
+    assert!(
+        text.contains("Start here: exercises/ch08-full-jitter/src/lib.rs:"),
+        "{text}"
+    );
+    assert!(text.contains("cargo xtask hint ch08"), "{text}");
+    let progress = std::fs::read_to_string(state.join("progress.json")).unwrap();
+    assert!(
+        progress.contains("\"ch08\""),
+        "the attempt is recorded: {progress}"
+    );
+}
+
+#[test]
+fn the_solution_passes_and_the_json_report_is_complete() {
+    let state = temp_dir("solution");
+    let output = xtask(&["check", "ch08", "--solution", "--format", "json"], &state);
+    assert_eq!(output.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["passed"], true);
+    assert_eq!(report["score"], report["max_score"]);
+    for row in report["results"].as_array().unwrap() {
+        assert_eq!(row["status"], "passed", "{row}");
+    }
+    assert!(
+        !state.join("progress.json").exists(),
+        "grading the solution records no progress"
+    );
+}
+
+#[test]
+fn a_manifest_error_names_the_chapter() {
+    let state = temp_dir("unknown");
+    let output = xtask(&["check", "ch99"], &state);
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text.contains("there is no chapter `ch99`"), "{text}");
+}
