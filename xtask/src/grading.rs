@@ -66,6 +66,8 @@ pub struct CheckResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub section: Option<Section>,
     pub elapsed_ms: u64,
+    /// Peak resident memory of the process the check ran in, in KiB.
+    pub peak_memory_kib: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -208,6 +210,7 @@ pub fn grade(request: &Request) -> Result<Report> {
                 .as_ref()
                 .map(|number| section(workbook, chapter, &headings, number)),
             elapsed_ms: run.elapsed.as_millis() as u64,
+            peak_memory_kib: run.peak_memory_kib,
         });
     }
     for run in runs.iter().skip(rubric.checks.len()) {
@@ -222,6 +225,7 @@ pub fn grade(request: &Request) -> Result<Report> {
             outcome: shorten(workbook, graded, run.outcome.clone()),
             section: None,
             elapsed_ms: run.elapsed.as_millis() as u64,
+            peak_memory_kib: run.peak_memory_kib,
         });
     }
     report.score = report.results.iter().map(|r| r.earned).sum();

@@ -313,7 +313,7 @@ pub fn build(
             "--manifest-path",
         ])
         .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", workbook.root.join("target"))
+        .env("CARGO_TARGET_DIR", workbook.target_dir())
         .env_remove("RUSTC_BOOTSTRAP")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -57,6 +57,8 @@ pub struct TestRun {
     pub name: String,
     pub outcome: Outcome,
     pub elapsed: Duration,
+    /// Peak resident memory of the process the test ran in, in KiB.
+    pub peak_memory_kib: u64,
 }
 
 /// The names of the tests in a test binary.
@@ -100,11 +102,12 @@ pub fn run_all(
                     let Some(planned) = plan.get(index) else {
                         break;
                     };
-                    let result = if let Some(elapsed) = passed_together.get(&planned.name) {
+                    let result = if let Some((elapsed, peak)) = passed_together.get(&planned.name) {
                         Ok(TestRun {
                             name: planned.name.clone(),
                             outcome: Outcome::Passed,
                             elapsed: *elapsed,
+                            peak_memory_kib: *peak,
                         })
                     } else if available.contains(&planned.name) {
                         run_one(binary, planned, index, scratch, checks_dirs)
@@ -113,6 +116,7 @@ pub fn run_all(
                             name: planned.name.clone(),
                             outcome: Outcome::Missing,
                             elapsed: Duration::ZERO,
+                            peak_memory_kib: 0,
                         })
                     };
                     results.lock().expect("a worker panicked")[index] = Some(result);
@@ -129,13 +133,13 @@ pub fn run_all(
 }
 
 /// Runs every test of the binary in one process and returns the names of those that passed,
-/// each with an equal share of the run's time.
+/// each with an equal share of the run's time and the process's peak memory.
 fn run_together(
     binary: &Path,
     plan: &[Planned],
     scratch: &Path,
     parallel: usize,
-) -> Result<HashMap<String, Duration>> {
+) -> Result<HashMap<String, (Duration, u64)>> {
     let limits = Limits {
         wall: plan
             .iter()
@@ -174,7 +178,11 @@ fn run_together(
         .map(str::to_owned)
         .collect();
     let share = finished.elapsed / passed.len().max(1) as u32;
-    Ok(passed.into_iter().map(|name| (name, share)).collect())
+    let peak = finished.peak_memory_kib;
+    Ok(passed
+        .into_iter()
+        .map(|name| (name, (share, peak)))
+        .collect())
 }
 
 /// A test process's command, with the environment every test gets.
@@ -225,6 +233,7 @@ fn run_one(
         name: planned.name.clone(),
         outcome,
         elapsed: finished.elapsed,
+        peak_memory_kib: finished.peak_memory_kib,
     })
 }
 

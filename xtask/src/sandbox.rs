@@ -32,6 +32,8 @@ pub enum Ending {
 pub struct Finished {
     pub ending: Ending,
     pub elapsed: Duration,
+    /// The largest resident set the process reached, in KiB.
+    pub peak_memory_kib: u64,
 }
 
 /// Runs `command` with `limits`, its stdout and stderr going to the two files.
@@ -62,26 +64,56 @@ pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -
         });
     }
     let started = Instant::now();
-    let mut child = command.spawn().context("starting the check process")?;
+    let child = command.spawn().context("starting the check process")?;
     let group = child.id() as libc::pid_t;
     let (sender, receiver) = mpsc::channel();
     let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = sender.send(status);
+        let _ = sender.send(wait_with_usage(group));
     });
-    let ending = match receiver.recv_timeout(wall) {
-        Ok(status) => Ending::Exited(status.context("waiting for the check process")?),
+    let (ending, peak_memory_kib) = match receiver.recv_timeout(wall) {
+        Ok(waited) => {
+            let (status, peak) = waited.context("waiting for the check process")?;
+            (Ending::Exited(status), peak)
+        }
         Err(_) => {
             kill_group(group);
-            let _ = receiver.recv();
-            Ending::TimedOut
+            let peak = receiver
+                .recv()
+                .ok()
+                .and_then(Result::ok)
+                .map_or(0, |(_, peak)| peak);
+            (Ending::TimedOut, peak)
         }
     };
     let elapsed = started.elapsed();
     // Children the test left running (a forked sleeper, say) go too.
     kill_group(group);
     let _ = waiter.join();
-    Ok(Finished { ending, elapsed })
+    drop(child);
+    Ok(Finished {
+        ending,
+        elapsed,
+        peak_memory_kib,
+    })
+}
+
+/// Waits for the process `pid` and returns its exit status and peak resident memory (KiB).
+fn wait_with_usage(pid: libc::pid_t) -> std::io::Result<(ExitStatus, u64)> {
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: wait4 writes only into the two out-parameters we own.
+        let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if waited == pid {
+            let peak = u64::try_from(usage.ru_maxrss).unwrap_or(0);
+            return Ok((ExitStatus::from_raw(status), peak));
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
 }
 
 fn set_limit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Result<()> {

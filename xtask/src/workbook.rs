@@ -197,9 +197,17 @@ impl Workbook {
         self.root.join("xtask/mutants").join(&chapter.id)
     }
 
+    /// Cargo's target folder: `CARGO_TARGET_DIR` when set, else `target/` at the root.
+    pub fn target_dir(&self) -> PathBuf {
+        match std::env::var_os("CARGO_TARGET_DIR") {
+            Some(dir) if !dir.is_empty() => self.root.join(dir),
+            _ => self.root.join("target"),
+        }
+    }
+
     /// Where the grader keeps its generated crates and scratch files.
     pub fn work_dir(&self) -> PathBuf {
-        self.root.join("target/workbook")
+        self.target_dir().join("workbook")
     }
 }
 

@@ -9,6 +9,7 @@
 //! To add a chapter's figures, write a module with `pub fn figures() -> Vec<Figure>` and add it
 //! to [`CHAPTERS`].
 
+mod ch01;
 mod ch08;
 mod figure;
 #[allow(
@@ -25,7 +26,7 @@ use std::process::ExitCode;
 use figure::Figure;
 
 /// Every chapter that has figures: one line per chapter.
-const CHAPTERS: &[fn() -> Vec<Figure>] = &[ch08::figures];
+const CHAPTERS: &[fn() -> Vec<Figure>] = &[ch01::figures, ch08::figures];
 
 const USAGE: &str = "\
 usage: workbook-figures [--check] <out-dir>
