@@ -10,6 +10,7 @@
 //! to [`CHAPTERS`].
 
 mod ch01;
+mod ch03;
 mod ch08;
 mod figure;
 #[allow(
@@ -26,7 +27,7 @@ use std::process::ExitCode;
 use figure::Figure;
 
 /// Every chapter that has figures: one line per chapter.
-const CHAPTERS: &[fn() -> Vec<Figure>] = &[ch01::figures, ch08::figures];
+const CHAPTERS: &[fn() -> Vec<Figure>] = &[ch01::figures, ch03::figures, ch08::figures];
 
 const USAGE: &str = "\
 usage: workbook-figures [--check] <out-dir>
