@@ -74,8 +74,31 @@ pub fn load(path: &Path) -> Result<Mutant> {
 /// Writes the mutant as a crate under `target/workbook/mutants/<chapter>/` and returns its folder.
 /// Every `find` must occur exactly once in its file, so a mutant cannot silently go stale.
 pub fn materialize(workbook: &Workbook, chapter: &Chapter, mutant: &Mutant) -> Result<PathBuf> {
-    let solution = workbook.solution_dir(chapter);
     let target = workbook.work_dir().join("mutants").join(&chapter.id);
+    write_solution_copy(workbook, chapter, &target, mutant)?;
+    Ok(target)
+}
+
+/// An unchanged, stand-alone copy of the solution under `target/workbook/<purpose>/<chapter>/`.
+pub fn copy_of_solution(workbook: &Workbook, chapter: &Chapter, purpose: &str) -> Result<PathBuf> {
+    let target = workbook.work_dir().join(purpose).join(&chapter.id);
+    let unchanged = Mutant {
+        name: "copy".to_owned(),
+        description: String::new(),
+        rejected_by: String::new(),
+        edits: Vec::new(),
+    };
+    write_solution_copy(workbook, chapter, &target, &unchanged)?;
+    Ok(target)
+}
+
+fn write_solution_copy(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    target: &Path,
+    mutant: &Mutant,
+) -> Result<()> {
+    let solution = workbook.solution_dir(chapter);
     let mut files = crate_files(&solution)?;
     for edit in &mutant.edits {
         let Some((_, text)) = files
@@ -107,7 +130,7 @@ pub fn materialize(workbook: &Workbook, chapter: &Chapter, mutant: &Mutant) -> R
         &target.join("Cargo.toml"),
         &standalone_manifest(&solution, &chapter.crate_name())?,
     )?;
-    Ok(target)
+    Ok(())
 }
 
 /// The solution's source files (src/, tests/, examples/), as (relative path, text).

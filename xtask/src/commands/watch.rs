@@ -1,14 +1,192 @@
-//! `cargo xtask watch`.
+//! `cargo xtask watch [chapter]`: re-grade on every save. It polls the exercise's files four
+//! times a second, which works on every file system (including the container and network mounts
+//! where file events never arrive) and costs nothing for a crate this size.
 
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, SystemTime};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Args;
 
-/// (being written)
-#[derive(Debug, Args)]
-pub struct WatchArgs {}
+use crate::commands::check::{TargetArgs, grade_chapter, record};
+use crate::commands::{hint, list};
+use crate::progress::Progress;
+use crate::report;
+use crate::term::{self, Style};
+use crate::workbook::{Chapter, Workbook};
 
-pub fn run(_args: WatchArgs) -> Result<ExitCode> {
-    bail!("not written yet")
+/// How often the exercise's files are looked at.
+const POLL: Duration = Duration::from_millis(250);
+
+/// Re-check a chapter every time you save (keys: h hint, l list, c check, q quit).
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// The chapter, e.g. ch08 (default: the first chapter you have not passed yet).
+    pub chapter: Option<String>,
+}
+
+/// A key the learner pressed.
+enum Key {
+    Hint,
+    List,
+    Check,
+    Quit,
+}
+
+pub fn run(args: WatchArgs) -> Result<ExitCode> {
+    let workbook = Workbook::load()?;
+    let chapter = match &args.chapter {
+        Some(id) => workbook.ready_chapter(id)?.clone(),
+        None => match Progress::load(&workbook).next_chapter(&workbook) {
+            Some(chapter) => chapter.clone(),
+            None => {
+                println!("Every chapter passes. `cargo xtask list` shows them all.");
+                return Ok(ExitCode::SUCCESS);
+            }
+        },
+    };
+    let style = Style {
+        color: term::color_enabled(),
+    };
+    let _raw = RawMode::enable();
+    let keys = read_keys();
+    let watched = workbook.exercise_dir(&chapter);
+    let mut seen = snapshot(&watched);
+    check_now(&workbook, &chapter, style);
+    loop {
+        match keys.recv_timeout(POLL) {
+            Ok(Key::Quit) => return Ok(ExitCode::SUCCESS),
+            Ok(Key::Hint) => {
+                hint::run(hint::HintArgs {
+                    chapter: Some(chapter.id.clone()),
+                    again: false,
+                })?;
+            }
+            Ok(Key::List) => print!(
+                "{}",
+                list::render(&workbook, &Progress::load(&workbook), style)
+            ),
+            Ok(Key::Check) => check_now(&workbook, &chapter, style),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {}
+        }
+        let now = snapshot(&watched);
+        if now != seen {
+            // Editors save in several steps; wait for the files to settle.
+            std::thread::sleep(POLL);
+            seen = snapshot(&watched);
+            check_now(&workbook, &chapter, style);
+        }
+    }
+}
+
+fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style) {
+    // Clear the screen and move to the top, as a terminal would for a fresh run.
+    if style.color {
+        print!("\x1b[2J\x1b[H");
+    }
+    match grade_chapter(workbook, chapter, &TargetArgs::default(), style.color) {
+        Ok(result) => {
+            print!("{}", report::render_text(&result, style));
+            if let Err(error) = record(workbook, chapter, &result) {
+                eprintln!("note: progress not saved: {error:#}");
+            }
+            if result.passed {
+                println!(
+                    "\n{} passes. Move on with `cargo xtask watch` (next chapter) or keep polishing.",
+                    chapter.id
+                );
+            }
+        }
+        Err(error) => eprintln!("error: {error:#}"),
+    }
+    println!(
+        "\n{}",
+        style.dim("watching for changes — h hint · l list · c check · q quit")
+    );
+}
+
+/// Modification times and sizes of every file below `dir` (outside `target/`).
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (Option<SystemTime>, u64)> {
+    let mut files = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                if entry.file_name() != "target" {
+                    pending.push(path);
+                }
+            } else {
+                files.insert(path, (meta.modified().ok(), meta.len()));
+            }
+        }
+    }
+    files
+}
+
+/// Keys from stdin, one at a time when stdin is a terminal (whole lines otherwise).
+fn read_keys() -> Receiver<Key> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin();
+        let mut byte = [0u8; 1];
+        while let Ok(1) = stdin.read(&mut byte) {
+            let key = match byte[0].to_ascii_lowercase() {
+                b'h' => Key::Hint,
+                b'l' => Key::List,
+                b'c' | b'\r' | b'\n' => Key::Check,
+                b'q' | 3 | 4 => Key::Quit,
+                _ => continue,
+            };
+            if sender.send(key).is_err() {
+                break;
+            }
+        }
+        let _ = sender.send(Key::Quit);
+    });
+    receiver
+}
+
+/// The terminal in non-canonical, no-echo mode while it lives, so a key acts without Enter.
+struct RawMode {
+    saved: Option<libc::termios>,
+}
+
+impl RawMode {
+    fn enable() -> Self {
+        if !std::io::stdin().is_terminal() {
+            return Self { saved: None };
+        }
+        // SAFETY: tcgetattr fills the zeroed struct we own; a zeroed termios is a valid value.
+        let mut settings: libc::termios = unsafe { std::mem::zeroed() };
+        if unsafe { libc::tcgetattr(libc::STDIN_FILENO, &mut settings) } != 0 {
+            return Self { saved: None };
+        }
+        let saved = settings;
+        // ISIG off too: Ctrl-C arrives as a key and quits cleanly, restoring the terminal.
+        settings.c_lflag &= !(libc::ICANON | libc::ECHO | libc::ISIG);
+        settings.c_cc[libc::VMIN] = 1;
+        settings.c_cc[libc::VTIME] = 0;
+        // SAFETY: tcsetattr reads the struct we pass.
+        unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &settings) };
+        Self { saved: Some(saved) }
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        if let Some(saved) = &self.saved {
+            // SAFETY: restores the settings read in `enable`.
+            unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, saved) };
+        }
+    }
 }
