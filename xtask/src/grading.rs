@@ -1,10 +1,10 @@
 //! The grading pipeline: prepare the harness, compile it, run every check in its own process,
 //! and map the results onto the chapter's rubric.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 
 use crate::harness::{self, CompileFailure, Graded, VISIBLE_MODULE};
@@ -103,6 +103,54 @@ impl Report {
     }
 }
 
+impl Report {
+    /// The report of a chapter whose crate is not there at all: nothing compiled, no points.
+    pub fn missing(chapter: &Chapter, rubric: &Rubric, path: String) -> Self {
+        Self {
+            schema: REPORT_SCHEMA,
+            chapter: chapter.id.clone(),
+            title: chapter.title.clone(),
+            graded: "a missing crate".to_owned(),
+            graded_path: path.clone(),
+            compiled: false,
+            compile_failure: Some(CompileFailure {
+                errors: Vec::new(),
+                cargo_output: format!("{path} does not exist"),
+            }),
+            results: Vec::new(),
+            score: 0,
+            max_score: rubric.max_points(),
+            passed: false,
+            compile_ms: 0,
+            run_ms: 0,
+            start_here: None,
+        }
+    }
+}
+
+#[cfg(test)]
+impl Report {
+    /// An empty report for tests to fill in.
+    pub fn missing_for_tests() -> Self {
+        Self {
+            schema: REPORT_SCHEMA,
+            chapter: String::new(),
+            title: String::new(),
+            graded: "a test".to_owned(),
+            graded_path: String::new(),
+            compiled: false,
+            compile_failure: None,
+            results: Vec::new(),
+            score: 0,
+            max_score: 0,
+            passed: false,
+            compile_ms: 0,
+            run_ms: 0,
+            start_here: None,
+        }
+    }
+}
+
 /// Grades one chapter.
 pub fn grade(request: &Request) -> Result<Report> {
     let Request {
@@ -178,7 +226,8 @@ pub fn grade(request: &Request) -> Result<Report> {
         .work_dir()
         .join("runs")
         .join(harness_dir.file_name().unwrap_or_default());
-    let checks_dirs = vec![rubric.dir.clone(), workbook.root.join("xtask/checks")];
+    let mut checks_dirs = rubric.dirs();
+    checks_dirs.push(workbook.root.join("xtask/checks"));
     let started = Instant::now();
     let parallel = std::thread::available_parallelism().map_or(2, usize::from);
     let runs = runner::run_all(
@@ -326,23 +375,6 @@ pub fn page_has_section(page: &Path, number: &str) -> bool {
     page_headings(page)
         .iter()
         .any(|heading| heading.split_whitespace().next() == Some(number))
-}
-
-/// The checks folder to use: the instructor's private one, or the chapter's public one.
-pub fn checks_dir_for(
-    workbook: &Workbook,
-    chapter: &Chapter,
-    private: Option<&Path>,
-) -> Result<PathBuf> {
-    match private {
-        Some(dir) => {
-            let dir = dir.join(&chapter.id);
-            dir.canonicalize().with_context(|| {
-                format!("the private checks folder {} does not exist", dir.display())
-            })
-        }
-        None => Ok(workbook.checks_dir(chapter)),
-    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! `commands/`.
 
 mod commands;
+mod formats;
 mod grading;
 mod harness;
 mod manifest_toml;

@@ -244,9 +244,16 @@ pub struct Rubric {
     pub hints: Vec<String>,
     #[serde(default, rename = "check")]
     pub checks: Vec<CheckSpec>,
+    /// In an instructor's private rubric: keep the public checks and add these to them, instead
+    /// of replacing them.
+    #[serde(default)]
+    pub include_public: bool,
     /// The folder the rubric was read from: its `.rs` files are the checks.
     #[serde(skip)]
     pub dir: PathBuf,
+    /// The public checks folder, when a private rubric includes it.
+    #[serde(skip)]
+    pub public_dir: Option<PathBuf>,
 }
 
 /// One hidden check of a rubric.
@@ -328,9 +335,76 @@ impl Rubric {
         Ok(rubric)
     }
 
-    /// The check files: every `.rs` file of the rubric's folder, sorted.
+    /// A chapter's rubric: the public one, or an instructor's private one from
+    /// `<private>/<chapter>/`, which replaces the public checks or, with `include-public = true`,
+    /// adds to them.
+    pub fn for_chapter(
+        workbook: &Workbook,
+        chapter: &Chapter,
+        private: Option<&Path>,
+    ) -> Result<Self> {
+        let public = workbook.checks_dir(chapter);
+        let Some(private) = private else {
+            return Self::load(&public);
+        };
+        let dir = private.join(&chapter.id);
+        let dir = dir.canonicalize().with_context(|| {
+            format!("the private checks folder {} does not exist", dir.display())
+        })?;
+        let mut rubric = Self::load(&dir)?;
+        if rubric.include_public {
+            let base = Self::load(&public)?;
+            let private_ids: BTreeSet<&str> = rubric.checks.iter().map(|c| c.id.as_str()).collect();
+            if let Some(clash) = base
+                .checks
+                .iter()
+                .find(|c| private_ids.contains(c.id.as_str()))
+            {
+                bail!(
+                    "{}: check `{}` is also a public check of {}",
+                    dir.display(),
+                    clash.id,
+                    chapter.id
+                );
+            }
+            let mut checks = base.checks;
+            checks.append(&mut rubric.checks);
+            rubric.checks = checks;
+            if rubric.hints.is_empty() {
+                rubric.hints = base.hints;
+            }
+            rubric.given.extend(base.given);
+            rubric.public_dir = Some(public);
+        }
+        Ok(rubric)
+    }
+
+    /// The folders whose `.rs` files are the checks.
+    pub fn dirs(&self) -> Vec<PathBuf> {
+        self.public_dir.iter().chain([&self.dir]).cloned().collect()
+    }
+
+    /// The check files of every folder of the rubric, public ones first; two files of one name
+    /// would be one module, so that is an error.
     pub fn check_files(&self) -> Result<Vec<PathBuf>> {
-        rust_files(&self.dir)
+        let mut files = Vec::new();
+        let mut stems = BTreeSet::new();
+        for dir in self.dirs() {
+            for file in rust_files(&dir)? {
+                let stem = file
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                if !stems.insert(stem.clone()) {
+                    bail!(
+                        "{}: {stem}.rs is also a public check file; rename one of them",
+                        dir.display()
+                    );
+                }
+                files.push(file);
+            }
+        }
+        Ok(files)
     }
 
     pub fn max_points(&self) -> u32 {

@@ -49,6 +49,20 @@ pub fn run(args: BookArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Builds the book quietly (for verify); true when it built.
+pub fn builds(workbook: &Workbook) -> Result<bool> {
+    let mdbook = ensure_mdbook(workbook)?;
+    let output = Command::new(&mdbook)
+        .arg("build")
+        .arg(workbook.root.join("book"))
+        .output()
+        .with_context(|| format!("running {}", mdbook.display()))?;
+    if !output.status.success() {
+        eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(output.status.success())
+}
+
 /// The mdbook binary: one on PATH at the right version, or ours in target/tools/, installed if
 /// it is not there yet.
 pub fn ensure_mdbook(workbook: &Workbook) -> Result<PathBuf> {

@@ -101,8 +101,7 @@ pub fn grade_chapter(
     target: &TargetArgs,
     color: bool,
 ) -> Result<Report> {
-    let checks_dir = grading::checks_dir_for(workbook, chapter, target.checks_dir.as_deref())?;
-    let rubric = Rubric::load(&checks_dir)
+    let rubric = Rubric::for_chapter(workbook, chapter, target.checks_dir.as_deref())
         .with_context(|| format!("loading the checks of {}", chapter.id))?;
     let graded = graded_crate(workbook, chapter, target)?;
     grading::grade(&Request {

@@ -1,18 +1,19 @@
 //! `cargo xtask grade`: grade several chapters at once, with weighted points and a total —
 //! the instructor's command.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use crate::commands::check::{TargetArgs, grade_chapter};
+use crate::formats::{self, ChapterGrade};
 use crate::grading::Report;
 use crate::report;
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Workbook};
+use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
 
 /// The version of the grade report's JSON layout.
 pub const GRADE_SCHEMA: &str = "retry-workbook/grade-report/v1";
@@ -24,6 +25,11 @@ pub enum GradeFormat {
     Text,
     /// JSON (schema retry-workbook/grade-report/v1).
     Json,
+    /// JUnit XML, for any CI's test report view.
+    Junit,
+    /// GitHub Classroom's autograding result (also written base64-encoded to $GITHUB_OUTPUT as
+    /// `result=…` when that variable is set).
+    Classroom,
 }
 
 /// Grade every chapter (or a list) with weighted points: for instructors and CI.
@@ -54,14 +60,6 @@ pub struct GradeReport {
     pub passed: bool,
 }
 
-#[derive(Debug, Serialize)]
-pub struct ChapterGrade {
-    pub weight: u32,
-    /// weight × score / max_score: partial credit per check.
-    pub points: f64,
-    pub report: Report,
-}
-
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
     let chapters: Vec<&Chapter> = if args.chapters.is_empty() {
@@ -83,7 +81,16 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             checks_dir: args.checks_dir.clone(),
             ..TargetArgs::default()
         };
-        let report = grade_chapter(&workbook, chapter, &target, false)?;
+        let exercise = target.path.clone().unwrap_or_default();
+        let (report, tampered) = if exercise.is_dir() {
+            let tampered =
+                tampered_files(&workbook, chapter, &exercise, target.checks_dir.as_deref())?;
+            (grade_chapter(&workbook, chapter, &target, false)?, tampered)
+        } else {
+            let rubric = Rubric::for_chapter(&workbook, chapter, target.checks_dir.as_deref())?;
+            let missing = Report::missing(chapter, &rubric, exercise.display().to_string());
+            (missing, Vec::new())
+        };
         let fraction = if report.max_score == 0 {
             0.0
         } else {
@@ -92,6 +99,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         grades.push(ChapterGrade {
             weight: chapter.weight,
             points: f64::from(chapter.weight) * fraction,
+            tampered,
             report,
         });
     }
@@ -109,6 +117,12 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             };
             for chapter in &grade.chapters {
                 println!("{}", report::render_text(&chapter.report, style));
+                for file in &chapter.tampered {
+                    println!(
+                        "{}",
+                        style.yellow(&format!("warning: {file} differs from the shipped file"))
+                    );
+                }
             }
             println!(
                 "Total: {:.2} of {:.2} points",
@@ -116,10 +130,51 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             );
         }
         GradeFormat::Json => println!("{}", serde_json::to_string_pretty(&grade)?),
+        GradeFormat::Junit => print!("{}", formats::junit(&grade.chapters)),
+        GradeFormat::Classroom => {
+            let result = serde_json::to_string(&formats::classroom(&grade.chapters))?;
+            println!("{result}");
+            if let Some(output) = std::env::var_os("GITHUB_OUTPUT") {
+                let line = format!("result={}\n", formats::base64(result.as_bytes()));
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(&output)
+                    .and_then(|mut file| std::io::Write::write_all(&mut file, line.as_bytes()))
+                    .context("writing the result to $GITHUB_OUTPUT")?;
+            }
+        }
     }
     Ok(if grade.passed {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Files the submission must not change (the visible tests and the rubric's given files) that
+/// differ from the ones this workbook ships.
+fn tampered_files(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    submitted: &Path,
+    checks_dir: Option<&Path>,
+) -> Result<Vec<String>> {
+    let shipped = workbook.exercise_dir(chapter);
+    let rubric = Rubric::for_chapter(workbook, chapter, checks_dir)?;
+    // The manifest too: a changed one can add dependencies or a build script.
+    let mut protected: Vec<String> = vec!["Cargo.toml".to_owned(), "build.rs".to_owned()];
+    protected.extend(rubric.given.iter().cloned());
+    for test in rust_files(&shipped.join("tests"))? {
+        if let Some(name) = test.file_name().and_then(|n| n.to_str()) {
+            protected.push(format!("tests/{name}"));
+        }
+    }
+    Ok(protected
+        .into_iter()
+        .filter(|file| {
+            std::fs::read(shipped.join(file)).ok() != std::fs::read(submitted.join(file)).ok()
+        })
+        .map(|file| format!("exercises/{}/{file}", chapter.stem()))
+        .collect())
 }

@@ -74,6 +74,10 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
             crate::commands::figures::figures(&workbook, true)?,
             "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
         );
+        findings.expect(
+            crate::commands::book::builds(&workbook)?,
+            "the book builds (mdbook build book)",
+        );
     }
     for chapter in &chapters {
         verify_chapter(&workbook, chapter, !args.no_mutants, &mut findings)?;

@@ -1,0 +1,386 @@
+//! Machine-readable renderings of a whole grade: JUnit XML for any CI, and the result format of
+//! GitHub Classroom's autograding reporter.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::grading::{CheckKind, Report};
+use crate::report::explain;
+
+/// One graded chapter inside a whole grade.
+#[derive(Debug, Serialize)]
+pub struct ChapterGrade {
+    pub weight: u32,
+    /// weight × score / max_score: partial credit per check.
+    pub points: f64,
+    /// Shipped files (visible tests, given code) that the submission changed.
+    pub tampered: Vec<String>,
+    pub report: Report,
+}
+
+/// JUnit XML: one `<testsuite>` per chapter, one `<testcase>` per check or visible test.
+pub fn junit(chapters: &[ChapterGrade]) -> String {
+    let reports: Vec<&Report> = chapters.iter().map(|c| &c.report).collect();
+    let total_tests: usize = reports.iter().map(|r| cases(r)).sum();
+    let total_failures: usize = reports.iter().map(|r| failures(r)).sum();
+    let total_time: f64 = reports
+        .iter()
+        .map(|r| seconds(r.compile_ms + r.run_ms))
+        .sum();
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        xml,
+        "<testsuites name=\"retry-workbook\" tests=\"{total_tests}\" failures=\"{total_failures}\" time=\"{total_time:.3}\">"
+    );
+    for report in reports {
+        let _ = writeln!(
+            xml,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{:.3}\">",
+            escape(&format!("{} {}", report.chapter, report.title)),
+            cases(report),
+            failures(report),
+            seconds(report.compile_ms + report.run_ms)
+        );
+        let _ = writeln!(
+            xml,
+            "    <properties>\n      <property name=\"score\" value=\"{}\"/>\n      <property name=\"max_score\" value=\"{}\"/>\n    </properties>",
+            report.score, report.max_score
+        );
+        if let Some(failure) = &report.compile_failure {
+            let text: Vec<&str> = failure.errors.iter().map(|e| e.rendered.as_str()).collect();
+            let _ = writeln!(
+                xml,
+                "    <testcase classname=\"{}\" name=\"compile\" time=\"{:.3}\">\n      <failure message=\"the crate does not compile\" type=\"compile_error\">{}</failure>\n    </testcase>",
+                report.chapter,
+                seconds(report.compile_ms),
+                escape(&strip_ansi(&text.join("\n")))
+            );
+        }
+        for result in &report.results {
+            let classname = match result.kind {
+                CheckKind::Check => format!("{}.checks", report.chapter),
+                CheckKind::Visible => format!("{}.visible", report.chapter),
+            };
+            let _ = write!(
+                xml,
+                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
+                escape(&classname),
+                escape(&result.id),
+                seconds(result.elapsed_ms)
+            );
+            if result.outcome.passed() {
+                xml.push_str("/>\n");
+            } else {
+                let _ = writeln!(
+                    xml,
+                    ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>",
+                    escape(&result.title),
+                    status(&result.outcome),
+                    escape(&explain(&result.outcome))
+                );
+            }
+        }
+        xml.push_str("  </testsuite>\n");
+    }
+    xml.push_str("</testsuites>\n");
+    xml
+}
+
+fn cases(report: &Report) -> usize {
+    report.results.len() + usize::from(report.compile_failure.is_some())
+}
+
+fn failures(report: &Report) -> usize {
+    report
+        .results
+        .iter()
+        .filter(|r| !r.outcome.passed())
+        .count()
+        + usize::from(report.compile_failure.is_some())
+}
+
+fn seconds(millis: u64) -> f64 {
+    millis as f64 / 1e3
+}
+
+/// The outcome's name, as the JSON report spells it.
+fn status(outcome: &crate::runner::Outcome) -> String {
+    serde_json::to_value(outcome)
+        .ok()
+        .and_then(|value| {
+            value
+                .get("status")
+                .and_then(|s| s.as_str())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "failed".to_owned())
+}
+
+/// Escapes text for XML attributes and content, dropping characters XML 1.0 forbids.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Removes terminal colour codes.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for end in chars.by_ref() {
+                if end.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The result of one runner of GitHub Classroom's autograding: what
+/// `classroom-resources/autograding-grading-reporter` reads, base64-encoded, from a step output.
+#[derive(Debug, Serialize)]
+pub struct ClassroomResult {
+    pub version: u32,
+    /// "pass" when every test passed, "fail" otherwise, "error" when a chapter did not compile.
+    pub status: &'static str,
+    pub max_score: u32,
+    pub tests: Vec<ClassroomTest>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ClassroomTest {
+    pub name: String,
+    pub status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    pub test_code: String,
+    pub score: u32,
+    /// Seconds, as text, e.g. "0.01s".
+    pub execution_time: String,
+}
+
+/// Every hidden check as a Classroom test with its points; compile failures as errors.
+pub fn classroom(chapters: &[ChapterGrade]) -> ClassroomResult {
+    let mut tests = Vec::new();
+    let mut any_error = false;
+    for chapter in chapters {
+        let report = &chapter.report;
+        if let Some(failure) = &report.compile_failure {
+            any_error = true;
+            let first = failure.errors.first().map(|e| strip_ansi(&e.rendered));
+            tests.push(ClassroomTest {
+                name: format!("{} compiles", report.chapter),
+                status: "error",
+                message: first.or_else(|| Some(failure.cargo_output.clone())),
+                test_code: format!("cargo xtask check {}", report.chapter),
+                score: 0,
+                execution_time: format!("{:.2}s", seconds(report.compile_ms)),
+            });
+        }
+        for result in report.hidden() {
+            let passed = result.outcome.passed();
+            tests.push(ClassroomTest {
+                name: format!("{} {} — {}", report.chapter, result.id, result.title),
+                status: if passed { "pass" } else { "fail" },
+                message: (!passed).then(|| explain(&result.outcome)),
+                test_code: format!("cargo xtask check {}", report.chapter),
+                score: result.earned,
+                execution_time: format!("{:.2}s", seconds(result.elapsed_ms)),
+            });
+        }
+    }
+    let all_passed = chapters.iter().all(|c| c.report.passed);
+    ClassroomResult {
+        version: 1,
+        status: if any_error {
+            "error"
+        } else if all_passed {
+            "pass"
+        } else {
+            "fail"
+        },
+        max_score: chapters.iter().map(|c| c.report.max_score).sum(),
+        tests,
+    }
+}
+
+/// Standard base64 with padding (RFC 4648 §4), for the Classroom step output.
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> shift) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grading::{CheckResult, Section};
+    use crate::harness::{CompileError, CompileFailure};
+    use crate::runner::Outcome;
+
+    fn row(id: &str, points: u32, outcome: Outcome) -> CheckResult {
+        CheckResult {
+            id: id.to_owned(),
+            kind: CheckKind::Check,
+            title: format!("the rule of {id}"),
+            points,
+            earned: if outcome.passed() { points } else { 0 },
+            outcome,
+            section: Some(Section {
+                number: "8.3".to_owned(),
+                title: Some("The formula".to_owned()),
+                link: "book/src/ch08-full-jitter.md#83-the-formula".to_owned(),
+            }),
+            elapsed_ms: 12,
+            peak_memory_kib: 3_000,
+        }
+    }
+
+    /// Two chapters: one with a passing, a failing and a timed-out check, one that does not compile.
+    fn sample() -> Vec<ChapterGrade> {
+        let results = vec![
+            row("jitter.within_bounds", 2, Outcome::Passed),
+            row(
+                "jitter.not_deterministic",
+                3,
+                Outcome::Failed {
+                    message: "across 200 seeded runs your delay took only 1 distinct value(s) <always 200 ms>".to_owned(),
+                    location: Some("xtask/checks/ch08/jitter.rs:40:9".to_owned()),
+                    in_graded_code: false,
+                },
+            ),
+            row("retry.sleeps_asynchronously", 2, Outcome::TimedOut { limit_ms: 2_000 }),
+        ];
+        let passing = Report {
+            schema: crate::grading::REPORT_SCHEMA,
+            chapter: "ch08".to_owned(),
+            title: "Full jitter".to_owned(),
+            graded: "the crate in student/exercises/ch08-full-jitter".to_owned(),
+            graded_path: "student/exercises/ch08-full-jitter".to_owned(),
+            compiled: true,
+            compile_failure: None,
+            results,
+            score: 2,
+            max_score: 7,
+            passed: false,
+            compile_ms: 400,
+            run_ms: 90,
+            start_here: None,
+        };
+        let broken = Report {
+            chapter: "ch01".to_owned(),
+            title: "Retries are strong medicine".to_owned(),
+            compiled: false,
+            compile_failure: Some(CompileFailure {
+                errors: vec![CompileError {
+                    file: Some("src/lib.rs".to_owned()),
+                    line: Some(4),
+                    message: "mismatched types".to_owned(),
+                    rendered: "error[E0308]: mismatched types\n --> src/lib.rs:4:5".to_owned(),
+                    in_graded_crate: true,
+                }],
+                cargo_output: String::new(),
+            }),
+            results: Vec::new(),
+            score: 0,
+            max_score: 10,
+            ..Report::missing_for_tests()
+        };
+        vec![
+            ChapterGrade {
+                weight: 2,
+                points: 2.0 * 2.0 / 7.0,
+                tampered: Vec::new(),
+                report: passing,
+            },
+            ChapterGrade {
+                weight: 1,
+                points: 0.0,
+                tampered: vec!["exercises/ch01-strong-medicine/tests/visible.rs".to_owned()],
+                report: broken,
+            },
+        ]
+    }
+
+    #[test]
+    fn junit_snapshot() {
+        insta::assert_snapshot!(junit(&sample()));
+    }
+
+    #[test]
+    fn classroom_snapshot() {
+        insta::assert_snapshot!(serde_json::to_string_pretty(&classroom(&sample())).unwrap());
+    }
+
+    #[test]
+    fn text_snapshot() {
+        let style = crate::term::Style { color: false };
+        let text: Vec<String> = sample()
+            .iter()
+            .map(|c| crate::report::render_text(&c.report, style))
+            .collect();
+        insta::assert_snapshot!(text.join("\n"));
+    }
+
+    #[test]
+    fn json_snapshot() {
+        insta::assert_snapshot!(serde_json::to_string_pretty(&sample()[0].report).unwrap());
+    }
+
+    #[test]
+    fn base64_matches_rfc_4648_examples() {
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (plain, encoded) in cases {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+    }
+
+    #[test]
+    fn xml_escaping_covers_markup_and_control_characters() {
+        assert_eq!(escape("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;");
+    }
+
+    #[test]
+    fn ansi_codes_are_removed() {
+        assert_eq!(strip_ansi("\x1b[31merror\x1b[0m: x"), "error: x");
+    }
+}
