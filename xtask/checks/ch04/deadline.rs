@@ -1,0 +1,103 @@
+//! Checks that `retry_until` keeps inside its deadline: no attempt starts at or after it, the
+//! last attempt's timeout is cut to what remains, and a sleep that cannot fit is not started.
+
+use std::time::Duration;
+
+use exercise::{Policy, RetryError};
+
+use super::retry::{MS, SEC, Service, Step, run_uncancelled};
+use crate::support::show;
+
+#[tokio::test(start_paused = true)]
+async fn nothing_starts_after_deadline() {
+    let cases = [
+        (
+            Service::failing_fast(),
+            "a service that fails at once",
+            Policy::fixed(100, SEC, 300 * MS),
+            "100 attempts of at most 1 s, 300 ms sleeps",
+            SEC,
+        ),
+        (
+            Service::new(&[Step::Fail(400 * MS)]),
+            "a service that fails after 400 ms",
+            Policy::fixed(50, SEC, 250 * MS),
+            "50 attempts of at most 1 s, 250 ms sleeps",
+            2 * SEC,
+        ),
+    ];
+    for (service, service_text, policy, policy_text, deadline) in cases {
+        let run = run_uncancelled(service, deadline, &policy).await;
+        let late = run.starts.iter().position(|start| *start >= deadline);
+        if let Some(index) = late {
+            panic!(
+                "with {service_text}, {policy_text} and a deadline {} away, no attempt may start \
+                 at or after the deadline; yours started attempt {} at {} (all starts: {}). If \
+                 you measure the time left with SystemTime or std::time::Instant, that is why: \
+                 under tokio's paused test clock a wall-clock deadline never comes; use \
+                 tokio::time::Instant",
+                show(deadline),
+                index + 1,
+                show(run.starts[index]),
+                run.starts(),
+            );
+        }
+        assert!(
+            run.returned <= deadline,
+            "with {service_text}, {policy_text} and a deadline {} away, the loop must return by \
+             the deadline; yours returned {:?} at {}",
+            show(deadline),
+            run.result,
+            show(run.returned),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn last_attempt_truncated() {
+    let policy = Policy::fixed(10, SEC, 200 * MS);
+    let deadline = 2_500 * MS;
+    let run = run_uncancelled(Service::hanging(), deadline, &policy).await;
+    let expected = [Duration::ZERO, 1_200 * MS, 2_400 * MS];
+    assert!(
+        run.starts == expected,
+        "with a hanging service, attempts of at most 1 s, 200 ms sleeps and a deadline 2.5 s \
+         away, the attempts should start at [0 ms, 1.2 s, 2.4 s]; yours started at {} and \
+         returned {:?} at {}",
+        run.starts(),
+        run.result,
+        show(run.returned),
+    );
+    assert!(
+        run.result == Err(RetryError::TimedOut) && run.returned == deadline,
+        "the third attempt starts at 2.4 s with only 100 ms left before the deadline (2.5 s), so \
+         its timeout is min(per-attempt 1 s, 100 ms left) = 100 ms and the loop must return \
+         Err(TimedOut) at exactly 2.5 s; yours returned {:?} at {}, {} past the deadline",
+        run.result,
+        show(run.returned),
+        show(run.returned.saturating_sub(deadline)),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn no_sleep_past_deadline() {
+    let policy = Policy::fixed(10, 100 * MS, SEC);
+    for (deadline, why) in [
+        (1_500 * MS, "would end at 2 s, past the deadline at 1.5 s"),
+        (2 * SEC, "would end exactly at the deadline (2 s), leaving no time for an attempt"),
+    ] {
+        let run = run_uncancelled(Service::failing_fast(), deadline, &policy).await;
+        assert!(
+            run.result == Err(RetryError::Failed(2)) && run.returned == SEC && run.calls() == 2,
+            "with a service that fails at once, 1 s sleeps and a deadline {} away, the attempts \
+             start at 0 ms and 1 s; the next sleep {why}, so it must not be started: the loop \
+             must return the last error, Err(Failed(2)), at once, at 1 s. Yours made {} call(s) \
+             (starting at {}) and returned {:?} at {}",
+            show(deadline),
+            run.calls(),
+            run.starts(),
+            run.result,
+            show(run.returned),
+        );
+    }
+}
