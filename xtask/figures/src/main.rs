@@ -12,6 +12,7 @@
 mod ch01;
 mod ch03;
 mod ch04;
+mod ch06;
 mod ch08;
 mod figure;
 #[allow(
@@ -28,8 +29,13 @@ use std::process::ExitCode;
 use figure::Figure;
 
 /// Every chapter that has figures: one line per chapter.
-const CHAPTERS: &[fn() -> Vec<Figure>] =
-    &[ch01::figures, ch03::figures, ch04::figures, ch08::figures];
+const CHAPTERS: &[fn() -> Vec<Figure>] = &[
+    ch01::figures,
+    ch03::figures,
+    ch04::figures,
+    ch06::figures,
+    ch08::figures,
+];
 
 const USAGE: &str = "\
 usage: workbook-figures [--check] <out-dir>

@@ -1,0 +1,219 @@
+//! Checks of `load_per_window`: spikes exactly where the schedule puts them, the window
+//! boundaries, the last window, and the empty schedule.
+
+use std::time::Duration;
+
+use exercise::load_per_window;
+
+use crate::support::catch;
+
+const MS: Duration = Duration::from_millis(1);
+const S: Duration = Duration::from_secs(1);
+const WINDOW: Duration = Duration::from_millis(10);
+
+/// A duration for a message, exact to the nanosecond: `10ms`, `9.999999ms`, `3s`.
+fn exact(duration: Duration) -> String {
+    format!("{duration:?}")
+}
+
+/// A schedule for a message: `[3s, 3s, 3s]`, shortened after six delays.
+fn list(schedule: &[Duration]) -> String {
+    let mut parts: Vec<String> = schedule.iter().take(6).map(|d| exact(*d)).collect();
+    if schedule.len() > 6 {
+        parts.push(format!("… ({} in all)", schedule.len()));
+    }
+    format!("[{}]", parts.join(", "))
+}
+
+/// The learner's histogram, with a panic turned into a readable failure.
+fn load(schedule: &[Duration], clients: usize, window: Duration) -> Vec<usize> {
+    catch(|| load_per_window(schedule, clients, window)).unwrap_or_else(|message| {
+        panic!(
+            "load_per_window(schedule = {}, clients = {clients}, window = {}) panicked: {message}",
+            list(schedule),
+            exact(window),
+        )
+    })
+}
+
+/// The histogram the checks expect: `clients` in the window `floor(sum / window)` of every
+/// running sum, zero elsewhere, from window 0 to the last retry's window.
+fn expected_load(schedule: &[Duration], clients: usize, window: Duration) -> Vec<usize> {
+    let mut at = Duration::ZERO;
+    let windows: Vec<usize> = schedule
+        .iter()
+        .map(|delay| {
+            at += *delay;
+            (at.as_nanos() / window.as_nanos()) as usize
+        })
+        .collect();
+    let Some(&last) = windows.last() else {
+        return Vec::new();
+    };
+    let mut load = vec![0; last + 1];
+    for index in windows {
+        load[index] += clients;
+    }
+    load
+}
+
+/// The non-empty windows of a histogram as `count in [start, end)`, for a message.
+fn describe(load: &[usize], window: Duration) -> String {
+    let busy: Vec<String> = load
+        .iter()
+        .enumerate()
+        .filter(|&(_, &count)| count > 0)
+        .map(|(index, &count)| {
+            let start = window * index as u32;
+            format!("{count} in [{}, {})", exact(start), exact(start + window))
+        })
+        .collect();
+    let shown = if busy.is_empty() {
+        "none".to_owned()
+    } else {
+        busy.iter().take(8).cloned().collect::<Vec<_>>().join(", ")
+    };
+    let more = if busy.len() > 8 {
+        format!(", … ({} busy windows in all)", busy.len())
+    } else {
+        String::new()
+    };
+    format!("{} window(s), busy: {shown}{more}", load.len())
+}
+
+/// The first window where two histograms differ, for a message.
+fn first_difference(expected: &[usize], got: &[usize], window: Duration) -> String {
+    let index = expected
+        .iter()
+        .zip(got)
+        .position(|(e, g)| e != g)
+        .unwrap_or(expected.len().min(got.len()));
+    let start = window * index as u32;
+    format!(
+        "window {index}, [{}, {}), should hold {} and holds {}",
+        exact(start),
+        exact(start + window),
+        expected
+            .get(index)
+            .map_or("nothing (past the end)".to_owned(), |n| n.to_string()),
+        got.get(index)
+            .map_or("nothing (past the end)".to_owned(), |n| n.to_string()),
+    )
+}
+
+fn assert_load(name: &str, schedule: &[Duration], clients: usize, window: Duration, rule: &str) {
+    let expected = expected_load(schedule, clients, window);
+    let got = load(schedule, clients, window);
+    assert!(
+        got == expected,
+        "{name}: load_per_window(schedule = {}, clients = {clients}, window = {}) {rule}. \
+         Expected {}; yours: {}. First difference: {}",
+        list(schedule),
+        exact(window),
+        describe(&expected, window),
+        describe(&got, window),
+        first_difference(&expected, &got, window),
+    );
+}
+
+#[test]
+fn spikes_where_schedule_predicts() {
+    let rule = "must put all clients into the window of each retry's arrival time (the running \
+                sum of the delays) and zero everywhere else";
+    let fixed = [3 * S; 4];
+    let linear = [3 * S, 6 * S, 9 * S, 12 * S];
+    assert_load("fixed 3 s, 100 clients", &fixed, 100, WINDOW, rule);
+    assert_load(
+        "linear 3, 6, 9, 12 s, 100 clients",
+        &linear,
+        100,
+        WINDOW,
+        rule,
+    );
+    let short = [100 * MS, 150 * MS, 200 * MS, 250 * MS, 300 * MS];
+    assert_load(
+        "linear 100 ms + 50 ms, 100 clients",
+        &short,
+        100,
+        WINDOW,
+        rule,
+    );
+    let immediate = [Duration::ZERO, 40 * MS, 40 * MS];
+    assert_load(
+        "an immediate retry, then 40 ms twice",
+        &immediate,
+        100,
+        WINDOW,
+        rule,
+    );
+    assert_load("fixed 3 s, 7 clients", &fixed, 7, WINDOW, rule);
+}
+
+#[test]
+fn window_boundaries() {
+    let rule = "must count an arrival at t in window floor(t / window): an arrival exactly on a \
+                boundary k·window belongs to window k (the later one), and one a nanosecond \
+                earlier to window k − 1";
+    let nano = Duration::from_nanos(1);
+    let cases: [(&str, Vec<Duration>); 5] = [
+        ("an arrival exactly at 10 ms", vec![10 * MS]),
+        ("an arrival 1 ns before 10 ms", vec![10 * MS - nano]),
+        ("arrivals at 25, 50 and 75 ms", vec![25 * MS; 3]),
+        ("arrivals at 15 and 19 ms", vec![15 * MS, 4 * MS]),
+        (
+            "arrivals at 19.999999 ms and 30 ms",
+            vec![20 * MS - nano, 10 * MS + nano],
+        ),
+    ];
+    for (name, schedule) in cases {
+        assert_load(name, &schedule, 100, WINDOW, rule);
+    }
+    // A window that does not divide the delays: 7 ms windows, arrivals at 3, 6, 9 and 12 s.
+    assert_load("7 ms windows", &[3 * S; 4], 100, 7 * MS, rule);
+}
+
+#[test]
+fn keeps_last_window() {
+    let cases: [(Vec<Duration>, usize); 3] = [
+        (vec![3 * S], 100),
+        (vec![25 * MS, 25 * MS], 100),
+        (vec![S, S, S], 1),
+    ];
+    for (schedule, clients) in cases {
+        let expected = expected_load(&schedule, clients, WINDOW);
+        let got = load(&schedule, clients, WINDOW);
+        let total: Duration = schedule.iter().sum();
+        assert!(
+            got.len() == expected.len() && got.last() == expected.last(),
+            "load_per_window(schedule = {}, clients = {clients}, window = 10 ms): the last retry \
+             arrives at {}, in window {}, so the result needs {} entries and its last one is \
+             {clients}; yours has {} entries, the last one {}",
+            list(&schedule),
+            exact(total),
+            expected.len() - 1,
+            expected.len(),
+            got.len(),
+            got.last().map_or("missing".to_owned(), |n| n.to_string()),
+        );
+    }
+}
+
+#[test]
+fn empty_schedule() {
+    for clients in [0, 1, 100] {
+        let got = load(&[], clients, WINDOW);
+        assert!(
+            got.is_empty(),
+            "an empty schedule means no retries at all, so load_per_window(&[], {clients}, 10 ms) \
+             must return an empty Vec; yours returned a Vec of length {}",
+            got.len(),
+        );
+    }
+    let got = load(&[20 * MS, 20 * MS], 0, WINDOW);
+    assert!(
+        got == [0, 0, 0, 0, 0],
+        "with clients = 0 nobody arrives, but the windows up to the last retry still exist: \
+         load_per_window(&[20 ms, 20 ms], 0, 10 ms) must return [0, 0, 0, 0, 0]; yours returned \
+         {got:?}",
+    );
+}
