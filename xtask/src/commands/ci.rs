@@ -41,12 +41,9 @@ pub fn run(_args: CiArgs) -> Result<ExitCode> {
         .map(|(name, _)| *name)
         .collect();
     let passed = steps.len() - failed.len();
-    println!();
-    println!(
-        "ci: {passed} passed, {} failed in {:.0} s",
-        failed.len(),
-        started.elapsed().as_secs_f64()
-    );
+    println!("\nci took {:.0} s", started.elapsed().as_secs_f64());
+    // The closing line: "N passed, N failed" alone after one word.
+    println!("ci: {passed} passed, {} failed", failed.len());
     if failed.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {

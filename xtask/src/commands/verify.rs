@@ -84,23 +84,19 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     }
     println!("lint");
     lint_solutions(&workbook, &chapters, &mut findings)?;
-    let elapsed = started.elapsed().as_secs_f64();
-    println!();
+    println!("\nverify took {:.1} s", started.elapsed().as_secs_f64());
+    for problem in &findings.problems {
+        println!("  - {problem}");
+    }
+    // The closing line: "N passed, N failed" alone after one word.
+    println!(
+        "verify: {} passed, {} failed",
+        findings.passed,
+        findings.problems.len()
+    );
     if findings.problems.is_empty() {
-        println!(
-            "verify: {} passed, 0 failed in {elapsed:.1} s",
-            findings.passed
-        );
         Ok(ExitCode::SUCCESS)
     } else {
-        println!(
-            "verify: {} passed, {} failed in {elapsed:.1} s",
-            findings.passed,
-            findings.problems.len()
-        );
-        for problem in &findings.problems {
-            println!("  - {problem}");
-        }
         Ok(ExitCode::FAILURE)
     }
 }
