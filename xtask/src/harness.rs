@@ -298,6 +298,42 @@ pub fn build(
     graded: &Graded,
     color: bool,
 ) -> Result<Result<Built, CompileFailure>> {
+    Ok(
+        build_tests(workbook, dir, graded, color)?.and_then(|tests| {
+            let test_binary = tests
+                .binaries
+                .into_iter()
+                .find(|(target, _)| target == "checks")
+                .map(|(_, path)| path);
+            match test_binary {
+                Some(test_binary) => Ok(Built {
+                    test_binary,
+                    compile_time: tests.compile_time,
+                }),
+                None => Err(CompileFailure {
+                    errors: Vec::new(),
+                    cargo_output: "the check harness built no test binary".to_owned(),
+                }),
+            }
+        }),
+    )
+}
+
+/// Every test binary of one crate, by target name.
+#[derive(Debug)]
+pub struct BuiltTests {
+    pub binaries: Vec<(String, PathBuf)>,
+    pub compile_time: Duration,
+}
+
+/// Compiles the tests of the crate at `dir` (`cargo test --no-run`) in the workspace's target
+/// folder. Errors in `graded` are marked as the learner's.
+pub fn build_tests(
+    workbook: &Workbook,
+    dir: &Path,
+    graded: &Graded,
+    color: bool,
+) -> Result<Result<BuiltTests, CompileFailure>> {
     let started = Instant::now();
     let format = if color {
         "json-diagnostic-rendered-ansi"
@@ -332,7 +368,7 @@ pub fn build(
         text
     });
     let stdout = child.stdout.take().context("cargo's stdout")?;
-    let mut test_binary = None;
+    let mut binaries = Vec::new();
     let mut errors = Vec::new();
     let graded_id_fragment = graded.dir.display().to_string();
     for line in std::io::BufReader::new(stdout).lines() {
@@ -342,10 +378,8 @@ pub fn build(
         };
         match message.reason.as_str() {
             "compiler-artifact" => {
-                if message.target.as_ref().is_some_and(|t| t.name == "checks")
-                    && let Some(executable) = message.executable
-                {
-                    test_binary = Some(executable);
+                if let (Some(target), Some(executable)) = (message.target, message.executable) {
+                    binaries.push((target.name, executable));
                 }
             }
             "compiler-message" => {
@@ -362,20 +396,18 @@ pub fn build(
     }
     let status = child.wait().context("waiting for cargo")?;
     let cargo_output = stderr_reader.join().unwrap_or_default();
-    match test_binary {
-        Some(test_binary) if status.success() => Ok(Ok(Built {
-            test_binary,
+    if status.success() {
+        return Ok(Ok(BuiltTests {
+            binaries,
             compile_time: started.elapsed(),
-        })),
-        _ => {
-            // The learner's own errors first, the checks' after.
-            errors.sort_by_key(|error| !error.in_graded_crate);
-            Ok(Err(CompileFailure {
-                errors,
-                cargo_output: shorten_paths(workbook, graded, &cargo_output),
-            }))
-        }
+        }));
     }
+    // The learner's own errors first, the checks' after.
+    errors.sort_by_key(|error| !error.in_graded_crate);
+    Ok(Err(CompileFailure {
+        errors,
+        cargo_output: shorten_paths(workbook, graded, &cargo_output),
+    }))
 }
 
 fn compile_error(

@@ -1,0 +1,262 @@
+//! Checks of `retry_honouring_retry_after`: hints followed between calls, invalid hints replaced
+//! by the backoff, dates measured from receipt, and the attempt limit and budget kept.
+
+use std::cell::RefCell;
+use std::time::{Duration, UNIX_EPOCH};
+
+use exercise::{HttpError, retry_honouring_retry_after};
+use tokio::time::Instant;
+
+use crate::support::{show, show_all};
+
+const MS: Duration = Duration::from_millis(1);
+const SECOND: Duration = Duration::from_secs(1);
+const HOUR: Duration = Duration::from_secs(3_600);
+
+/// `Fri, 31 Dec 1999 23:57:59 GMT`: where the test server's wall clock starts.
+const CLOCK_START: u64 = 946_684_679;
+
+/// What one call of the test server does.
+#[derive(Clone, Copy)]
+enum Reply {
+    Succeed,
+    Fail(Option<&'static str>),
+}
+
+/// A server that replays a script (its last reply repeats), answers every call after a fixed
+/// latency, stamps each failure with its own wall clock (CLOCK_START plus tokio time), and records
+/// when each call started.
+struct Server {
+    script: Vec<Reply>,
+    latency: Duration,
+    created: Instant,
+    calls: RefCell<Vec<Instant>>,
+}
+
+impl Server {
+    fn new(script: Vec<Reply>, latency: Duration) -> Self {
+        Self {
+            script,
+            latency,
+            created: Instant::now(),
+            calls: RefCell::new(Vec::new()),
+        }
+    }
+
+    async fn call(&self) -> Result<u32, HttpError> {
+        let number = {
+            let mut calls = self.calls.borrow_mut();
+            calls.push(Instant::now());
+            calls.len()
+        };
+        let reply = self.script[(number - 1).min(self.script.len() - 1)];
+        tokio::time::sleep(self.latency).await;
+        match reply {
+            Reply::Succeed => Ok(number as u32),
+            Reply::Fail(retry_after) => Err(HttpError {
+                status: 503,
+                retry_after: retry_after.map(str::to_owned),
+                received_at: UNIX_EPOCH
+                    + Duration::from_secs(CLOCK_START)
+                    + (Instant::now() - self.created),
+            }),
+        }
+    }
+
+    fn count(&self) -> u32 {
+        self.calls.borrow().len() as u32
+    }
+
+    /// When each call started, as time since the server was created.
+    fn starts(&self) -> Vec<Duration> {
+        self.calls
+            .borrow()
+            .iter()
+            .map(|call| *call - self.created)
+            .collect()
+    }
+
+    /// The sleeps between calls: the gap from each call's answer to the next call's start.
+    fn waits(&self) -> Vec<Duration> {
+        self.starts()
+            .windows(2)
+            .map(|pair| pair[1].saturating_sub(pair[0] + self.latency))
+            .collect()
+    }
+}
+
+/// One run: the result, the server's record, and when the loop returned (since the start).
+struct Run {
+    result: Result<u32, HttpError>,
+    server: Server,
+    returned: Duration,
+}
+
+impl Run {
+    fn result(&self) -> String {
+        match &self.result {
+            Ok(value) => format!("Ok({value})"),
+            Err(error) => format!("Err({error})"),
+        }
+    }
+}
+
+/// The backoff the checks pass: 100 ms, 200 ms, 300 ms, … for retry 0, 1, 2, …
+fn linear_backoff(retry: u32) -> Duration {
+    100 * MS * (retry + 1)
+}
+
+async fn run(
+    script: Vec<Reply>,
+    latency: Duration,
+    max_attempts: u32,
+    max_hint: Duration,
+    budget: Duration,
+) -> Run {
+    let server = Server::new(script, latency);
+    let started = Instant::now();
+    let result = retry_honouring_retry_after(
+        || server.call(),
+        max_attempts,
+        linear_backoff,
+        max_hint,
+        budget,
+    )
+    .await;
+    Run {
+        result,
+        server,
+        returned: started.elapsed(),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn follows_hints() {
+    let script = vec![
+        Reply::Fail(Some("2")),
+        Reply::Fail(Some("Fri, 31 Dec 1999 23:58:06 GMT")),
+        Reply::Fail(Some("Sat, 01 Jan 2000 00:00:00 GMT")),
+        Reply::Succeed,
+    ];
+    let run = run(script, Duration::ZERO, 10, 30 * SECOND, HOUR).await;
+    let waits = run.server.waits();
+    let expected = [2 * SECOND, 5 * SECOND, 30 * SECOND];
+    assert!(
+        run.result.as_ref().ok() == Some(&4) && waits == expected,
+        "a server answers `Retry-After: 2`, then a date 5 s after that response arrives, then a \
+         date 1 min 54 s away, then Ok; with max_hint = 30 s and backoff 100 ms, 200 ms, 300 ms, \
+         the loop should wait {} and return Ok(4); yours waited {} and returned {}",
+        show_all(&expected, 5),
+        show_all(&waits, 5),
+        run.result(),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn invalid_hint_uses_backoff() {
+    let script = vec![
+        Reply::Fail(Some("soon")),
+        Reply::Fail(Some("-1")),
+        Reply::Fail(Some("1.5")),
+        Reply::Fail(Some("")),
+        Reply::Fail(None),
+        Reply::Succeed,
+    ];
+    let run = run(script, Duration::ZERO, 10, 30 * SECOND, HOUR).await;
+    let waits = run.server.waits();
+    let expected: Vec<Duration> = (0..5).map(linear_backoff).collect();
+    assert!(
+        run.result.as_ref().ok() == Some(&6) && waits == expected,
+        "after failures carrying the invalid values \"soon\", \"-1\", \"1.5\" and \"\" and then \
+         none at all, the loop should wait its own backoff each time, {}, and return Ok(6); yours \
+         waited {} and returned {}. An unreadable hint is no hint: never retry at once because \
+         of it",
+        show_all(&expected, 6),
+        show_all(&waits, 6),
+        run.result(),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn date_hint_uses_received_at() {
+    // Each call takes 3 s; the first response arrives at 23:58:02 and names 23:58:09.
+    let script = vec![
+        Reply::Fail(Some("Fri, 31 Dec 1999 23:58:09 GMT")),
+        Reply::Succeed,
+    ];
+    let run = run(script, 3 * SECOND, 5, 30 * SECOND, HOUR).await;
+    let starts = run.server.starts();
+    let second_call = starts.get(1).copied();
+    assert!(
+        second_call == Some(10 * SECOND),
+        "the first response arrives 3 s after the call (at 23:58:02 on the server's clock, its \
+         received_at) and says `Retry-After: Fri, 31 Dec 1999 23:58:09 GMT`: the loop should wait \
+         7 s from that response and call again 10 s after the start; your second call came {}. \
+         Measure a date from the error's received_at, not from SystemTime::now()",
+        second_call.map_or("never".to_owned(), |at| format!("after {}", show(at))),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn hint_keeps_attempt_limit() {
+    // Hints on every failure; the 61st call would succeed, to end a loop that ignores the limit.
+    let mut script = vec![Reply::Fail(Some("1")); 60];
+    script.push(Reply::Succeed);
+    for max_attempts in [1, 2, 4] {
+        let run = run(script.clone(), 10 * MS, max_attempts, 30 * SECOND, HOUR).await;
+        let last_start = run.server.starts().last().copied().unwrap_or_default();
+        let trailing = run.returned.saturating_sub(last_start + 10 * MS);
+        assert!(
+            run.server.count() == max_attempts && run.result.is_err(),
+            "every response carries `Retry-After: 1`; with max_attempts = {max_attempts} the loop \
+             must make exactly {max_attempts} call(s) and then return the last error; yours made \
+             {} call(s) and returned {}. A hint says when to try again, not that another attempt \
+             is allowed",
+            run.server.count(),
+            run.result(),
+        );
+        assert!(
+            trailing.is_zero(),
+            "with max_attempts = {max_attempts}, after the last call failed (with `Retry-After: \
+             1`) your loop waited another {} before returning the error; once no attempt is left, \
+             return at once: check the attempt limit before sleeping",
+            show(trailing),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn stops_within_budget() {
+    // Each call takes 1 s and asks for 3 s: calls at 0, 4 and 8 s; after the third answer (at
+    // 9 s) only 1 s is left, less than the 3 s asked for, so the loop gives up at 9 s.
+    let script = vec![Reply::Fail(Some("3"))];
+    let run = run(script, SECOND, 10, 30 * SECOND, 10 * SECOND).await;
+    let starts = run.server.starts();
+    let expected = [Duration::ZERO, 4 * SECOND, 8 * SECOND];
+    assert!(
+        starts == expected && run.returned == 9 * SECOND && run.result.is_err(),
+        "with a 10 s budget, calls that take 1 s and `Retry-After: 3` on every failure, the loop \
+         should call at {} and give up when the third answer arrives at 9 s (3 s asked, 1 s left); \
+         yours called at {} and returned {} after {}. The time left is the budget minus \
+         everything spent since the start, calls included",
+        show_all(&expected, 6),
+        show_all(&starts, 6),
+        run.result(),
+        show(run.returned),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn gives_up_at_once() {
+    let script = vec![Reply::Fail(Some("120")), Reply::Succeed];
+    let run = run(script, 10 * MS, 5, 30 * SECOND, 60 * SECOND).await;
+    assert!(
+        run.server.count() == 1 && run.returned == 10 * MS && run.result.is_err(),
+        "the first response says `Retry-After: 120` and the budget is 60 s: the server will not \
+         answer before the deadline, so the loop should return that error at once, after 1 call \
+         and 10 ms; yours made {} call(s) and returned {} after {}",
+        run.server.count(),
+        run.result(),
+        show(run.returned),
+    );
+}
