@@ -14,6 +14,7 @@ mod progress;
 mod report;
 mod runner;
 mod sandbox;
+mod suites;
 mod term;
 mod workbook;
 

@@ -20,6 +20,12 @@ pub struct Mutant {
     pub description: String,
     /// The id of the check that must fail on this mutant.
     pub rejected_by: String,
+    /// In a learner-tests chapter: the points for a suite that kills this mutant.
+    #[serde(default = "one_point")]
+    pub points: u32,
+    /// In a learner-tests chapter: the book section that helps to write the killing test.
+    #[serde(default)]
+    pub section: Option<String>,
     #[serde(rename = "edit")]
     pub edits: Vec<Edit>,
 }
@@ -32,6 +38,10 @@ pub struct Edit {
     pub file: String,
     pub find: String,
     pub replace: String,
+}
+
+fn one_point() -> u32 {
+    1
 }
 
 fn default_file() -> String {
@@ -79,16 +89,31 @@ pub fn materialize(workbook: &Workbook, chapter: &Chapter, mutant: &Mutant) -> R
     Ok(target)
 }
 
+impl Mutant {
+    /// No mutation at all: the code as it is.
+    pub fn unchanged() -> Self {
+        Self {
+            name: "unchanged".to_owned(),
+            description: String::new(),
+            rejected_by: String::new(),
+            points: 0,
+            section: None,
+            edits: Vec::new(),
+        }
+    }
+}
+
 /// An unchanged, stand-alone copy of the solution under `target/workbook/<purpose>/<chapter>/`.
 pub fn copy_of_solution(workbook: &Workbook, chapter: &Chapter, purpose: &str) -> Result<PathBuf> {
     let target = workbook.work_dir().join(purpose).join(&chapter.id);
-    let unchanged = Mutant {
-        name: "copy".to_owned(),
-        description: String::new(),
-        rejected_by: String::new(),
-        edits: Vec::new(),
-    };
-    write_solution_copy(workbook, chapter, &target, &unchanged)?;
+    let package = format!("{}_{purpose}", chapter.crate_name());
+    write_crate_copy(
+        &workbook.solution_dir(chapter),
+        &target,
+        &package,
+        &[],
+        &Mutant::unchanged(),
+    )?;
     Ok(target)
 }
 
@@ -98,15 +123,40 @@ fn write_solution_copy(
     target: &Path,
     mutant: &Mutant,
 ) -> Result<()> {
-    let solution = workbook.solution_dir(chapter);
-    let mut files = crate_files(&solution)?;
+    let package = format!("{}_mutant", chapter.crate_name());
+    write_crate_copy(
+        &workbook.solution_dir(chapter),
+        target,
+        &package,
+        &[],
+        mutant,
+    )
+}
+
+/// Writes a stand-alone copy of the crate at `source` into `target` under the name `package`:
+/// `replaced` files (relative path, text) are put in first, then `mutant`'s edits are applied.
+/// Files are rewritten only when they change, so an unchanged copy costs no rebuild.
+pub fn write_crate_copy(
+    source: &Path,
+    target: &Path,
+    package: &str,
+    replaced: &[(String, String)],
+    mutant: &Mutant,
+) -> Result<()> {
+    let mut files = crate_files(source)?;
+    for (relative, text) in replaced {
+        match files.iter_mut().find(|(file, _)| file == relative) {
+            Some((_, old)) => old.clone_from(text),
+            None => files.push((relative.clone(), text.clone())),
+        }
+    }
     for edit in &mutant.edits {
         let Some((_, text)) = files
             .iter_mut()
             .find(|(relative, _)| *relative == edit.file)
         else {
             bail!(
-                "mutant {}: the solution has no file {}",
+                "mutant {}: the crate has no file {}",
                 mutant.name,
                 edit.file
             );
@@ -114,9 +164,8 @@ fn write_solution_copy(
         let found = text.matches(edit.find.as_str()).count();
         if found != 1 {
             bail!(
-                "mutant {} ({}): `find` must occur exactly once in {}, but occurs {found} times:\n{}",
+                "mutant {}: `find` must occur exactly once in {}, but occurs {found} times:\n{}",
                 mutant.name,
-                chapter.id,
                 edit.file,
                 edit.find
             );
@@ -128,7 +177,7 @@ fn write_solution_copy(
     }
     write_if_changed(
         &target.join("Cargo.toml"),
-        &standalone_manifest(&solution, &chapter.crate_name())?,
+        &standalone_manifest(source, package)?,
     )?;
     Ok(())
 }
@@ -165,20 +214,26 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> Result
 }
 
 /// The solution's manifest made stand-alone, under a mutant's package name.
-fn standalone_manifest(solution: &Path, crate_name: &str) -> Result<String> {
-    let manifest = CrateManifest::read(solution)?;
+fn standalone_manifest(source: &Path, package: &str) -> Result<String> {
+    let manifest = CrateManifest::read(source)?;
     let mut table = Table::new();
     table.insert(
         "package".to_owned(),
         Value::Table(Table::from_iter([
-            (
-                "name".to_owned(),
-                Value::String(format!("{crate_name}_mutant")),
-            ),
+            ("name".to_owned(), Value::String(package.to_owned())),
             ("version".to_owned(), Value::String("0.0.0".to_owned())),
             ("edition".to_owned(), Value::String("2024".to_owned())),
             ("publish".to_owned(), Value::Boolean(false)),
         ])),
+    );
+    // The library keeps the source's name, so code and tests that `use` it still compile.
+    let library = manifest.package_name()?.replace('-', "_");
+    table.insert(
+        "lib".to_owned(),
+        Value::Table(Table::from_iter([(
+            "name".to_owned(),
+            Value::String(library),
+        )])),
     );
     for section in ["dependencies", "dev-dependencies"] {
         table.insert(
@@ -186,8 +241,15 @@ fn standalone_manifest(solution: &Path, crate_name: &str) -> Result<String> {
             Value::Table(manifest.resolved_dependencies(section)?),
         );
     }
+    // Its own workspace, built like the real one, so it shares the compiled dependencies.
+    table.insert("workspace".to_owned(), Value::Table(Table::new()));
+    let root = crate::manifest_toml::enclosing_workspace(source)?;
+    if let Some(profiles) = crate::manifest_toml::workspace_profiles(&root)? {
+        table.insert("profile".to_owned(), profiles);
+    }
     Ok(format!(
-        "# Generated by `cargo xtask verify` from the solution; every run rewrites it.\n{}",
-        toml::to_string(&table).context("writing a mutant's manifest")?
+        "# Generated by the grader from {}; every run rewrites it.\n{}",
+        source.display(),
+        toml::to_string(&table).context("writing a crate copy's manifest")?
     ))
 }

@@ -237,7 +237,7 @@ fn run_one(
     })
 }
 
-fn read_head(path: &Path, limit: u64) -> String {
+pub fn read_head(path: &Path, limit: u64) -> String {
     use std::io::Read;
     let mut bytes = Vec::new();
     if let Ok(file) = std::fs::File::open(path) {

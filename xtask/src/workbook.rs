@@ -248,12 +248,40 @@ pub struct Rubric {
     /// of replacing them.
     #[serde(default)]
     pub include_public: bool,
+    /// Set when the learner writes the tests: the grader then runs the learner's suite against
+    /// the shipped code and against every mutant, and the checks are derived from the mutants.
+    pub learner_tests: Option<LearnerTests>,
     /// The folder the rubric was read from: its `.rs` files are the checks.
     #[serde(skip)]
     pub dir: PathBuf,
     /// The public checks folder, when a private rubric includes it.
     #[serde(skip)]
     pub public_dir: Option<PathBuf>,
+}
+
+/// How a chapter whose exercise is a test suite is graded.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LearnerTests {
+    /// The files of the code under test, restored from the shipped exercise before grading, so
+    /// the suite always meets the real code (and the mutants edit exactly these files).
+    pub under_test: Vec<String>,
+    /// The real time the suite may take on the correct code (virtual time makes it fast).
+    #[serde(default = "default_suite_ms")]
+    pub max_suite_ms: u64,
+}
+
+fn default_suite_ms() -> u64 {
+    1_000
+}
+
+/// Check ids of a learner-tests chapter.
+pub const SUITE_GREEN: &str = "suite.passes_on_correct_code";
+pub const SUITE_FAST: &str = "suite.runs_on_virtual_time";
+
+/// The id of the check that a learner's suite kills `mutant`.
+pub fn kill_check_id(mutant: &str) -> String {
+    format!("kills.{mutant}")
 }
 
 /// One hidden check of a rubric.
@@ -316,7 +344,7 @@ impl Rubric {
                     check.id
                 );
             }
-            if !dir.join(format!("{}.rs", parts[0])).is_file() {
+            if rubric.learner_tests.is_none() && !dir.join(format!("{}.rs", parts[0])).is_file() {
                 bail!(
                     "{}: check `{}` names {}.rs, which is not in {}",
                     path.display(),
@@ -329,7 +357,7 @@ impl Rubric {
                 bail!("{}: check `{}` is listed twice", path.display(), check.id);
             }
         }
-        if rubric.checks.is_empty() {
+        if rubric.checks.is_empty() && rubric.learner_tests.is_none() {
             bail!("{}: a chapter needs at least one [[check]]", path.display());
         }
         Ok(rubric)
@@ -343,6 +371,25 @@ impl Rubric {
         chapter: &Chapter,
         private: Option<&Path>,
     ) -> Result<Self> {
+        let mut rubric = Self::load_for(workbook, chapter, private)?;
+        if let Some(learner_tests) = &rubric.learner_tests {
+            rubric.checks = suite_checks(learner_tests, &rubric.mutants_dir(workbook, chapter))?;
+        }
+        Ok(rubric)
+    }
+
+    /// Where a learner-tests chapter's mutants are: `mutants/` beside a private rubric, else
+    /// the chapter's public mutants folder.
+    pub fn mutants_dir(&self, workbook: &Workbook, chapter: &Chapter) -> PathBuf {
+        let private = self.dir.join("mutants");
+        if self.public_dir.is_none() && private.is_dir() {
+            private
+        } else {
+            workbook.mutants_dir(chapter)
+        }
+    }
+
+    fn load_for(workbook: &Workbook, chapter: &Chapter, private: Option<&Path>) -> Result<Self> {
         let public = workbook.checks_dir(chapter);
         let Some(private) = private else {
             return Self::load(&public);
@@ -426,6 +473,45 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     files.sort();
     Ok(files)
+}
+
+/// The checks of a learner-tests chapter: the suite passes on the correct code, runs fast, and
+/// kills each mutant (worth the mutant's points).
+fn suite_checks(spec: &LearnerTests, mutants_dir: &Path) -> Result<Vec<CheckSpec>> {
+    let check = |id: String, points: u32, title: String, section: Option<String>| CheckSpec {
+        id,
+        points,
+        title,
+        section,
+        timeout_ms: default_timeout_ms(),
+        memory_mb: default_memory_mb(),
+    };
+    let mut checks = vec![
+        check(
+            SUITE_GREEN.to_owned(),
+            0,
+            "your tests pass on the correct code".to_owned(),
+            None,
+        ),
+        check(
+            SUITE_FAST.to_owned(),
+            0,
+            format!(
+                "your tests run in under {} ms of real time",
+                spec.max_suite_ms
+            ),
+            None,
+        ),
+    ];
+    for mutant in crate::mutants::load_all(mutants_dir)? {
+        checks.push(check(
+            kill_check_id(&mutant.name),
+            mutant.points,
+            format!("catches a hidden bug: {}", mutant.description),
+            mutant.section.clone(),
+        ));
+    }
+    Ok(checks)
 }
 
 #[cfg(test)]

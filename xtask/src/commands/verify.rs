@@ -109,7 +109,7 @@ pub fn verify_chapter(
     findings: &mut Findings,
 ) -> Result<()> {
     println!("{chapter}");
-    let rubric = match Rubric::load(&workbook.checks_dir(chapter)) {
+    let rubric = match Rubric::for_chapter(workbook, chapter, None) {
         Ok(rubric) => rubric,
         Err(error) => {
             findings.fail(format!("{}: {error:#}", chapter.id));
@@ -132,7 +132,17 @@ pub fn verify_chapter(
     )?;
     verify_solution_passes(workbook, chapter, &rubric, &solution, findings)?;
 
-    if with_mutants {
+    if rubric.learner_tests.is_some() {
+        // The mutants are the checks: the solution's reference suite must kill every one, which
+        // the solution's passing report has just shown.
+        findings.expect(
+            rubric.checks.iter().any(|c| c.id.starts_with("kills.")),
+            format!(
+                "{}: the reference suite is graded against mutants",
+                chapter.id
+            ),
+        );
+    } else if with_mutants {
         verify_mutants(workbook, chapter, &rubric, findings)?;
     }
     Ok(())
@@ -274,6 +284,9 @@ fn verify_solution_passes(
             report.run_ms
         ),
     );
+    if rubric.learner_tests.is_some() {
+        return Ok(());
+    }
     // Every test in the check files must be in the rubric, or it would never be graded.
     let solution = TargetArgs {
         solution: true,

@@ -1,0 +1,134 @@
+//! Grading a learner's tests: a suite is run against the shipped code and against hidden mutants.
+//! The "learner" here tests ch08's given stub, through a private learner-tests rubric.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// A copy of the ch08 exercise with `suite` as its test module. It lives under target/ so that
+/// its manifest still finds the workspace it inherits from.
+fn learner_crate(name: &str, suite: &str) -> PathBuf {
+    let dir = root()
+        .join("target/grader-tests")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let exercise = root().join("exercises/ch08-full-jitter");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::copy(exercise.join("Cargo.toml"), dir.join("Cargo.toml")).unwrap();
+    std::fs::copy(exercise.join("src/stubs.rs"), dir.join("src/stubs.rs")).unwrap();
+    let lib = std::fs::read_to_string(exercise.join("src/lib.rs")).unwrap();
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        format!("{lib}\n#[cfg(test)]\nmod suite;\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/suite.rs"), suite).unwrap();
+    dir
+}
+
+fn grade(name: &str, suite: &str) -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["check", "ch08", "--format", "json", "--path"])
+        .arg(learner_crate(name, suite))
+        .arg("--checks-dir")
+        .arg(root().join("xtask/tests/fixtures/suite-checks"))
+        .current_dir(root())
+        .output()
+        .unwrap();
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "{error}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+fn status<'a>(report: &'a Value, id: &str) -> &'a str {
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap()["status"]
+        .as_str()
+        .unwrap()
+}
+
+#[test]
+fn an_empty_suite_scores_zero() {
+    let report = grade("empty", "");
+    assert_eq!(report["score"], 0);
+    assert_eq!(report["max_score"], 3);
+    assert_eq!(status(&report, "suite.passes_on_correct_code"), "failed");
+    assert!(
+        report["results"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no test ran")
+    );
+}
+
+#[test]
+fn assertion_free_tests_score_zero() {
+    let suite = r#"
+use crate::stubs::FlakyService;
+
+#[tokio::test]
+async fn calls_the_stub() {
+    let service = FlakyService::fails_twice_then_succeeds();
+    let _ = service.call().await;
+}
+"#;
+    let report = grade("no-asserts", suite);
+    assert_eq!(status(&report, "suite.passes_on_correct_code"), "passed");
+    assert_eq!(status(&report, "kills.calls_not_counted"), "failed");
+    assert!(
+        report["results"][2]["message"]
+            .as_str()
+            .unwrap()
+            .contains("survived")
+    );
+    assert_eq!(report["score"], 0);
+}
+
+#[test]
+fn a_good_suite_kills_every_mutant() {
+    let suite = r#"
+use crate::stubs::FlakyService;
+
+#[tokio::test]
+async fn fails_twice_then_answers_and_counts() {
+    let service = FlakyService::fails_twice_then_succeeds();
+    assert!(service.call().await.is_err());
+    assert!(service.call().await.is_err());
+    assert_eq!(service.call().await, Ok(3));
+    assert_eq!(service.calls(), 3);
+}
+"#;
+    let report = grade("good", suite);
+    assert_eq!(report["score"], 3, "{report:#}");
+    assert_eq!(report["passed"], true);
+}
+
+#[test]
+fn a_suite_that_fails_on_correct_code_earns_nothing() {
+    let suite = "#[test]\nfn wrong() { assert_eq!(1 + 1, 3); }\n";
+    let report = grade("red", suite);
+    assert_eq!(status(&report, "suite.passes_on_correct_code"), "failed");
+    assert!(
+        report["results"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("fail on the correct code")
+    );
+    assert_eq!(report["score"], 0);
+}
