@@ -13,7 +13,9 @@ mod ch01;
 mod ch03;
 mod ch04;
 mod ch06;
+mod ch07;
 mod ch08;
+mod ch09;
 mod figure;
 #[allow(
     dead_code,
@@ -34,13 +36,15 @@ const CHAPTERS: &[fn() -> Vec<Figure>] = &[
     ch03::figures,
     ch04::figures,
     ch06::figures,
+    ch07::figures,
     ch08::figures,
+    ch09::figures,
 ];
 
 const USAGE: &str = "\
 usage: workbook-figures [--check] <out-dir>
 
-Writes every figure of the book as <out-dir>/<name>.svg.
+Writes every figure of the book as <out-dir>/<name>.svg (a generated table as <name>.md).
   --check   write nothing; list every figure whose file is missing or differs, and exit 1 if any";
 
 const STALE_HINT: &str = "regenerate them with `cargo xtask figures` \
@@ -116,7 +120,8 @@ fn stale_figures<'a>(figures: &'a [Figure], dir: &Path) -> Vec<(&'a Figure, Stal
         .collect()
 }
 
-/// `chNN-*.svg` files in `dir` that no chapter generates (left over from a renamed figure).
+/// `chNN-*.svg` and `chNN-*.md` files in `dir` that no chapter generates (left over from a
+/// renamed figure).
 fn strays(figures: &[Figure], dir: &Path) -> Vec<String> {
     let known: BTreeSet<String> = figures.iter().map(Figure::file_name).collect();
     let Ok(entries) = fs::read_dir(dir) else {
@@ -124,7 +129,10 @@ fn strays(figures: &[Figure], dir: &Path) -> Vec<String> {
     };
     let mut strays: Vec<String> = entries
         .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .filter(|name| name.starts_with("ch") && name.ends_with(".svg") && !known.contains(name))
+        .filter(|name| {
+            let generated = name.ends_with(".svg") || name.ends_with(".md");
+            name.starts_with("ch") && generated && !known.contains(name)
+        })
         .collect();
     strays.sort();
     strays

@@ -22,6 +22,9 @@ pub struct BookArgs {
     /// Serve the book on localhost with live reload instead of building once.
     #[arg(long, conflicts_with = "open")]
     pub serve: bool,
+    /// After building, test the book in headless Chromium (pages, figures, links, search, print).
+    #[arg(long, conflicts_with = "serve")]
+    pub test: bool,
 }
 
 pub fn run(args: BookArgs) -> Result<ExitCode> {
@@ -46,7 +49,43 @@ pub fn run(args: BookArgs) -> Result<ExitCode> {
     if args.open {
         open_in_browser(&index);
     }
+    if args.test {
+        return browser_test(&workbook);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs book/tests/browser.mjs against the built book, installing its one npm package first.
+pub fn browser_test(workbook: &Workbook) -> Result<ExitCode> {
+    let tests = workbook.root.join("book/tests");
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
+    if !Path::new(&chromium).exists() {
+        bail!(
+            "the browser test needs Chromium at {chromium} (Debian: `apt-get install chromium`; \
+             or set CHROMIUM to another Chromium or Chrome binary)"
+        );
+    }
+    if !tests.join("node_modules/playwright-core").is_dir() {
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel", "error"])
+            .current_dir(&tests)
+            .status()
+            .context("running npm ci in book/tests (the browser test needs Node.js and npm)")?;
+        if !status.success() {
+            bail!("npm ci in book/tests failed");
+        }
+    }
+    let status = Command::new("node")
+        .arg("browser.mjs")
+        .arg(workbook.root.join("book/build"))
+        .current_dir(&tests)
+        .status()
+        .context("running node (the browser test needs Node.js)")?;
+    Ok(if status.success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// Builds the book quietly (for verify); true when it built.

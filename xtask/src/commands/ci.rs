@@ -1,5 +1,6 @@
 //! `cargo xtask ci`: the project's whole test suite, as CI runs it — the unit and integration
-//! tests of every crate, then `verify` over every chapter, the figures and the book.
+//! tests of every crate, then `verify` over every chapter, the figures and the book, then the
+//! built book in headless Chromium.
 
 use std::process::{Command, ExitCode};
 use std::time::Instant;
@@ -34,6 +35,10 @@ pub fn run(_args: CiArgs) -> Result<ExitCode> {
         no_mutants: false,
     })? == ExitCode::SUCCESS;
     steps.push(("verify", verified));
+
+    println!("== the book in a browser");
+    let browsed = crate::commands::book::browser_test(&workbook)? == ExitCode::SUCCESS;
+    steps.push(("browser test of the book", browsed));
 
     let failed: Vec<&str> = steps
         .iter()

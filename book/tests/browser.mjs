@@ -1,0 +1,164 @@
+// The book, tested the way a reader uses it: in headless Chromium. Every page loads without a
+// console error, every image and figure renders with a real size, every internal link and anchor
+// resolves, the search box finds the words readers search for, and print.html renders.
+//
+// Usage: node browser.mjs <built book folder>   (`cargo xtask book --test` runs it)
+
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const root = path.resolve(process.argv[2] ?? "../build");
+const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const searchTerms = ["jitter", "Retry-After"];
+
+const contentTypes = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+  ".css": "text/css",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".json": "application/json",
+  ".woff": "font/woff",
+  ".woff2": "font/woff2",
+  ".ttf": "font/ttf",
+  ".txt": "text/plain",
+};
+
+/** The file a URL path names inside the book, or null if it is outside or missing. */
+function fileFor(urlPath) {
+  let relative = decodeURIComponent(urlPath.split("?")[0]);
+  if (relative.endsWith("/")) relative += "index.html";
+  const file = path.join(root, relative);
+  if (!file.startsWith(root) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) return null;
+  return file;
+}
+
+function serve() {
+  const server = http.createServer((request, response) => {
+    const file = fileFor(new URL(request.url, "http://localhost").pathname);
+    if (!file) {
+      response.writeHead(404).end("not found");
+      return;
+    }
+    const type = contentTypes[path.extname(file)] ?? "application/octet-stream";
+    response.writeHead(200, { "content-type": type }).end(fs.readFileSync(file));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+function htmlPages(dir, prefix = "") {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const relative = prefix + entry.name;
+    if (entry.isDirectory()) return htmlPages(path.join(dir, entry.name), relative + "/");
+    return entry.name.endsWith(".html") ? [relative] : [];
+  });
+}
+
+const idCache = new Map();
+/** The ids defined in a built page. */
+function idsOf(file) {
+  if (!idCache.has(file)) {
+    const html = fs.readFileSync(file, "utf8");
+    idCache.set(file, new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1])));
+  }
+  return idCache.get(file);
+}
+
+const failures = [];
+let passed = 0;
+function expect(condition, what) {
+  if (condition) passed += 1;
+  else failures.push(what);
+}
+
+const server = await serve();
+const base = `http://127.0.0.1:${server.address().port}/`;
+const browser = await chromium.launch({
+  executablePath: chromiumPath,
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+});
+
+try {
+  const pages = htmlPages(root).filter((page) => page !== "toc.html");
+  for (const name of pages) {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("requestfailed", (request) => errors.push(`request failed: ${request.url()}`));
+    const response = await page.goto(base + name, { waitUntil: "load" });
+    expect(response?.status() === 200, `${name}: answers 200 (got ${response?.status()})`);
+
+    const images = await page.$$eval("main img", (all) =>
+      all.map((img) => ({ src: img.getAttribute("src"), width: img.naturalWidth, height: img.naturalHeight })),
+    );
+    for (const image of images) {
+      expect(image.width > 0 && image.height > 0, `${name}: image ${image.src} renders (${image.width}×${image.height})`);
+    }
+    const figures = await page.$$eval("main svg", (all) =>
+      all.map((svg) => {
+        const box = svg.getBoundingClientRect();
+        return { width: box.width, height: box.height };
+      }),
+    );
+    for (const [index, figure] of figures.entries()) {
+      expect(figure.width > 0 && figure.height > 0, `${name}: inline SVG ${index} has a size`);
+    }
+
+    const links = await page.$$eval("a[href]", (all) => all.map((a) => a.getAttribute("href")));
+    for (const href of links) {
+      if (/^[a-z]+:/i.test(href) || href.startsWith("//")) continue;
+      const target = new URL(href, base + name);
+      const file = fileFor(target.pathname);
+      expect(file !== null, `${name}: link ${href} leads to a page of the book`);
+      if (file && target.hash.length > 1 && file.endsWith(".html")) {
+        const anchor = decodeURIComponent(target.hash.slice(1));
+        expect(idsOf(file).has(anchor), `${name}: link ${href} leads to an existing anchor`);
+      }
+    }
+    expect(errors.length === 0, `${name}: no console errors (${errors.join(" | ")})`);
+    await page.close();
+  }
+
+  for (const term of searchTerms) {
+    const page = await browser.newPage();
+    await page.goto(base + "index.html", { waitUntil: "load" });
+    await page.click("#mdbook-search-toggle");
+    // The search listens for key presses, so type the term as a reader would.
+    await page.focus("#mdbook-searchbar");
+    await page.keyboard.type(term, { delay: 20 });
+    const found = await page
+      .waitForFunction(() => document.querySelectorAll("#mdbook-searchresults li").length > 0, null, { timeout: 5000 })
+      .then(() => page.$$eval("#mdbook-searchresults li", (items) => items.length))
+      .catch(() => 0);
+    expect(found > 0, `search finds "${term}" (${found} results)`);
+    await page.close();
+  }
+
+  const print = await browser.newPage();
+  const printErrors = [];
+  print.on("pageerror", (error) => printErrors.push(error.message));
+  await print.goto(base + "print.html", { waitUntil: "load" });
+  const printed = await print.$eval("main", (main) => main.innerText.length);
+  expect(printed > 10000 && printErrors.length === 0, `print.html renders the whole book (${printed} characters)`);
+  await print.close();
+} finally {
+  await browser.close();
+  server.close();
+}
+
+for (const failure of failures) console.log(`  FAIL  ${failure}`);
+console.log(`browser: ${passed} passed, ${failures.length} failed`);
+process.exit(failures.length === 0 ? 0 : 1);

@@ -1,0 +1,225 @@
+//! Checks of `DecorrelatedJitter`: where it starts, its bounds, its memory, and huge delays.
+
+use std::time::Duration;
+
+use exercise::DecorrelatedJitter;
+
+use crate::support::{catch, seeded, show, show_all};
+
+const MS: Duration = Duration::from_millis(1);
+const SECOND: Duration = Duration::from_secs(1);
+
+/// Every delay of one `DecorrelatedJitter` policy (at most a few more than `max_retries`, so an
+/// endless iterator cannot hang the check), with a panic turned into a readable failure.
+pub fn delays(base: Duration, cap: Duration, max_retries: u32, seed: u64) -> Vec<Duration> {
+    let limit = max_retries as usize + 5;
+    catch(|| {
+        DecorrelatedJitter::new(base, cap, max_retries, seeded(seed))
+            .take(limit)
+            .collect()
+    })
+    .unwrap_or_else(|message| {
+        panic!(
+            "DecorrelatedJitter::new(base = {}, cap = {}, max_retries = {max_retries}, rng) \
+                 panicked while yielding its delays (seed {seed}): {message}",
+            show(base),
+            show(cap),
+        )
+    })
+}
+
+/// The (base, cap) pairs the bound checks try, from a cap far above the base to a cap equal to it.
+const SETTINGS: [(Duration, Duration); 4] = [
+    (Duration::from_millis(10), Duration::from_secs(1)),
+    (Duration::from_millis(50), Duration::from_millis(500)),
+    (Duration::from_millis(1), Duration::from_secs(60)),
+    (Duration::from_millis(200), Duration::from_millis(200)),
+];
+
+#[test]
+fn first_delay_from_base() {
+    let (base, cap) = (100 * MS, 10 * SECOND);
+    let firsts: Vec<Duration> = (0..400)
+        .map(|seed| {
+            let delays = delays(base, cap, 1, seed);
+            *delays.first().unwrap_or_else(|| {
+                panic!(
+                    "DecorrelatedJitter::new(base = 100 ms, cap = 10 s, max_retries = 1, rng) \
+                     yielded no delay at all (seed {seed}); max_retries = 1 allows one retry"
+                )
+            })
+        })
+        .collect();
+    for (seed, first) in firsts.iter().enumerate() {
+        assert!(
+            (base..=3 * base).contains(first),
+            "with base = 100 ms and cap = 10 s, the first delay must lie in [base, 3·base] = \
+             [100 ms, 300 ms], because `previous` starts at base; yours was {} (seed {seed})",
+            show(*first),
+        );
+    }
+    let low = firsts.iter().copied().min().unwrap_or_default();
+    let high = firsts.iter().copied().max().unwrap_or_default();
+    assert!(
+        low <= 120 * MS && high >= 280 * MS,
+        "across 400 seeds the first delay (base = 100 ms, cap = 10 s) should spread over the \
+         whole of [100 ms, 300 ms]; yours ranged only from {} to {}: start `previous` at base \
+         and draw from [base, previous·3]",
+        show(low),
+        show(high),
+    );
+}
+
+#[test]
+fn never_below_base() {
+    for (base, cap) in SETTINGS {
+        for seed in 0..100 {
+            let delays = delays(base, cap, 30, seed);
+            if let Some((retry, delay)) = delays.iter().enumerate().find(|(_, d)| **d < base) {
+                panic!(
+                    "with base = {}, cap = {}, your delay before retry {retry} was {}, below \
+                     base; decorrelated jitter draws from [base, previous·3], never from zero \
+                     (seed {seed}, delays {})",
+                    show(base),
+                    show(cap),
+                    show(*delay),
+                    show_all(&delays, 8),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn never_above_cap() {
+    for (base, cap) in SETTINGS {
+        for seed in 0..100 {
+            let delays = delays(base, cap, 30, seed);
+            if let Some((retry, delay)) = delays.iter().enumerate().find(|(_, d)| **d > cap) {
+                panic!(
+                    "with base = {}, cap = {}, your delay before retry {retry} was {}, above the \
+                     cap; every draw must be capped: min(cap, random_between(base, previous·3)) \
+                     (seed {seed}, delays {})",
+                    show(base),
+                    show(cap),
+                    show(*delay),
+                    show_all(&delays, 8),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn base_above_cap() {
+    let (base, cap) = (SECOND, 200 * MS);
+    for seed in 0..20 {
+        let delays = delays(base, cap, 5, seed);
+        assert!(
+            delays.len() == 5 && delays.iter().all(|delay| *delay == cap),
+            "with base = 1 s above cap = 200 ms, the cap wins: base is lowered to the cap, so \
+             every delay is exactly 200 ms; yours were {} (seed {seed})",
+            show_all(&delays, 8),
+        );
+    }
+}
+
+#[test]
+fn growth_bounded() {
+    // The cap is far away, so every delay is bounded by three times the one before it.
+    let (base, cap) = (10 * MS, 100 * SECOND);
+    for seed in 0..200 {
+        let delays = delays(base, cap, 12, seed);
+        let mut previous = base;
+        for (retry, delay) in delays.iter().enumerate() {
+            let limit = (3 * previous).min(cap);
+            assert!(
+                *delay <= limit,
+                "with base = 10 ms and cap = 100 s, your delay before retry {retry} was {}, \
+                 more than 3 × the previous delay {} = {}; each draw comes from \
+                 [base, previous·3], where previous is the delay returned last{} (seed {seed}, \
+                 delays {})",
+                show(*delay),
+                show(previous),
+                show(limit),
+                if retry == 0 {
+                    " (base before the first)"
+                } else {
+                    ""
+                },
+                show_all(&delays, 8),
+            );
+            previous = *delay;
+        }
+    }
+}
+
+#[test]
+fn depends_on_previous() {
+    // Split 2,000 seeded runs by their first delay: short ones in [10 ms, 20 ms), long ones in
+    // [20 ms, 30 ms]. With memory the second delay is drawn from [base, 3·first], so it averages
+    // about 27.5 ms after a short first delay and 42.5 ms after a long one. Without memory both
+    // averages are the same.
+    let (base, cap) = (10 * MS, 100 * SECOND);
+    let split = 2 * base;
+    let (mut after_short, mut after_long) = (Vec::new(), Vec::new());
+    for seed in 0..2_000 {
+        let delays = delays(base, cap, 2, seed);
+        let [first, second, ..] = delays[..] else {
+            panic!(
+                "DecorrelatedJitter::new(base = 10 ms, cap = 100 s, max_retries = 2, rng) \
+                 yielded {} delay(s) instead of 2 (seed {seed})",
+                delays.len(),
+            );
+        };
+        if first < split {
+            after_short.push(second.as_secs_f64());
+        } else {
+            after_long.push(second.as_secs_f64());
+        }
+    }
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len().max(1) as f64;
+    let ms = |secs: f64| format!("{:.1} ms", secs * 1e3);
+    assert!(
+        after_short.len() >= 200 && after_long.len() >= 200,
+        "with base = 10 ms, 2,000 seeded policies should give first delays on both sides of \
+         20 ms (about half each); yours gave {} below and {} above: draw the first delay from \
+         [base, 3·base]",
+        after_short.len(),
+        after_long.len(),
+    );
+    let (short, long) = (mean(&after_short), mean(&after_long));
+    assert!(
+        long >= 1.25 * short,
+        "decorrelated jitter remembers: the second delay is drawn from [base, 3·first], so it \
+         should be clearly longer after a long first delay. Across 2,000 seeds (base = 10 ms, \
+         cap = 100 s) your second delay averaged {} after a first delay below 20 ms and {} after \
+         one of 20 ms or more (expected about 27.5 ms and 42.5 ms). Draw from [base, previous·3] \
+         and store each delay as the new previous",
+        ms(short),
+        ms(long),
+    );
+}
+
+#[test]
+fn no_overflow() {
+    // previous·3 overflows a Duration here from the very first draw.
+    let (base, cap) = (Duration::from_secs(u64::MAX / 2), Duration::MAX);
+    for seed in 0..10 {
+        let delays = delays(base, cap, 8, seed);
+        assert!(
+            delays.len() == 8 && delays.iter().all(|delay| *delay >= base),
+            "with base = u64::MAX / 2 seconds and cap = Duration::MAX, 8 delays of at least base \
+             were expected; yours were {} (seed {seed})",
+            show_all(&delays, 8),
+        );
+    }
+    let (base, cap) = (MS, 60 * SECOND);
+    let delays = delays(base, cap, 1_000, 1);
+    assert!(
+        delays.len() == 1_000 && delays.iter().all(|delay| (base..=cap).contains(delay)),
+        "with base = 1 ms, cap = 60 s and max_retries = 1,000, 1,000 delays within [1 ms, 60 s] \
+         were expected; yours were {}",
+        show_all(&delays, 8),
+    );
+}
