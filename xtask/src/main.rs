@@ -15,6 +15,7 @@ mod report;
 mod runner;
 mod sandbox;
 mod suites;
+mod system;
 mod term;
 mod workbook;
 
@@ -48,6 +49,8 @@ enum Command {
     New(commands::new::NewArgs),
     Bench(commands::bench::BenchArgs),
     Ci(commands::ci::CiArgs),
+    #[command(hide = true)]
+    BookPreprocess(commands::preprocess::PreprocessArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::New(args) => commands::new::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Ci(args) => commands::ci::run(args),
+        Command::BookPreprocess(args) => commands::preprocess::run(args),
     };
     match result {
         Ok(code) => code,

@@ -16,7 +16,9 @@ mod ch06;
 mod ch07;
 mod ch08;
 mod ch09;
+mod ch10;
 mod figure;
+mod path;
 #[allow(
     dead_code,
     reason = "the plotting library serves every chapter; no single chapter uses all of it"
@@ -32,6 +34,7 @@ use figure::Figure;
 
 /// Every chapter that has figures: one line per chapter.
 const CHAPTERS: &[fn() -> Vec<Figure>] = &[
+    path::figures,
     ch01::figures,
     ch03::figures,
     ch04::figures,
@@ -39,6 +42,7 @@ const CHAPTERS: &[fn() -> Vec<Figure>] = &[
     ch07::figures,
     ch08::figures,
     ch09::figures,
+    ch10::figures,
 ];
 
 const USAGE: &str = "\

@@ -811,6 +811,35 @@ fn card(header: &Header, height: f64, body: &str) -> String {
     svg
 }
 
+/// A free-form figure on the house card: the title and subtitle on top, then `body`, SVG drawn
+/// in a box [`WIDTH`] wide and `body_height` tall whose origin is its top-left corner. For the few
+/// figures that are diagrams rather than charts; use [`INK`]-like colours from [`Palette`].
+pub fn diagram(title: &str, subtitle: &str, body_height: f64, body: &str) -> String {
+    let header = Header::new(title, subtitle);
+    let inner = format!(
+        "<g transform=\"translate(0 {})\">\n{body}</g>\n",
+        num(header.height)
+    );
+    card(&header, header.height + body_height + PAD, &inner)
+}
+
+/// The house colours for text and lines in a [`diagram`].
+pub struct Palette;
+
+impl Palette {
+    pub const INK: &'static str = INK;
+    pub const MUTED: &'static str = MUTED;
+    pub const BORDER: &'static str = CARD_BORDER;
+    pub const GRID: &'static str = GRIDLINE;
+    pub const FONT_SIZE: f64 = LABEL_SIZE;
+    pub const SMALL_FONT_SIZE: f64 = TICK_SIZE;
+}
+
+/// `text` broken into lines that fit `width` at font `size`, as the charts wrap their titles.
+pub fn wrap_lines(text: &str, size: f64, width: f64) -> Vec<String> {
+    wrap(text, size, width)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Anchor {
     Start,

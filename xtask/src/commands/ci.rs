@@ -37,6 +37,7 @@ pub fn run(_args: CiArgs) -> Result<ExitCode> {
     steps.push(("verify", verified));
 
     println!("== the book in a browser");
+    crate::system::ensure(&[crate::system::CHROMIUM])?;
     let browsed = crate::commands::book::browser_test(&workbook)? == ExitCode::SUCCESS;
     steps.push(("browser test of the book", browsed));
 

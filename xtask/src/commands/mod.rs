@@ -9,6 +9,7 @@ pub mod grade;
 pub mod hint;
 pub mod list;
 pub mod new;
+pub mod preprocess;
 pub mod reset;
 pub mod solution;
 pub mod verify;

@@ -1,0 +1,141 @@
+//! Checks of the two metrics, on races small enough to work out by hand: every hop takes
+//! exactly 10 ms, so every time is a multiple of 10 ms.
+
+use std::time::Duration;
+
+use exercise::{Finish, Run, Strategy};
+
+use super::common::{fixed_race, show_finishes};
+use crate::support::{catch, show};
+
+const MS: Duration = Duration::from_millis(1);
+
+fn calls_of(run: &Run) -> u64 {
+    catch(|| run.calls()).unwrap_or_else(|message| panic!("Run::calls panicked: {message}"))
+}
+
+fn completion_of(run: &Run) -> Duration {
+    catch(|| run.completion_time())
+        .unwrap_or_else(|message| panic!("Run::completion_time panicked: {message}"))
+}
+
+fn finished(millis: u64, version: u64) -> Option<Finish> {
+    let at = Duration::from_millis(millis);
+    Some(Finish { at, version })
+}
+
+#[test]
+fn one_client() {
+    let empty = fixed_race(0, Strategy::FullJitter);
+    assert!(
+        (empty.reads, empty.writes) == (0, 0) && empty.finishes.is_empty(),
+        "a race of 0 clients must serve no calls; yours served {} read(s) and {} write(s)",
+        empty.reads,
+        empty.writes,
+    );
+    assert_eq!(
+        (calls_of(&empty), completion_of(&empty)),
+        (0, Duration::ZERO),
+        "a race of 0 clients makes 0 calls and is over at time 0",
+    );
+    for strategy in Strategy::ALL {
+        let run = fixed_race(1, strategy);
+        let expected = [finished(40, 0)];
+        assert!(
+            run.finishes == expected && (run.reads, run.writes) == (1, 1),
+            "one client alone ({strategy}, every hop 10 ms): its read reaches the row at 10 ms, \
+             the version reaches the client at 20 ms, its write reaches the row at 30 ms and \
+             the answer \"won\" reaches the client at 40 ms, so it finishes at 40 ms with \
+             version 0, after 1 read and 1 write; yours finished {} after {} read(s) and {} \
+             write(s)",
+            show_finishes(&run.finishes),
+            run.reads,
+            run.writes,
+        );
+        assert!(
+            calls_of(&run) == 2 && completion_of(&run) == 40 * MS,
+            "one client alone: 2 calls (1 read + 1 write), done at 40 ms; your metrics say \
+             {} call(s), done at {}",
+            calls_of(&run),
+            show(completion_of(&run)),
+        );
+    }
+}
+
+#[test]
+fn calls_are_reads_plus_writes() {
+    let made_up = Run {
+        reads: 7,
+        writes: 5,
+        finishes: Vec::new(),
+    };
+    assert_eq!(
+        calls_of(&made_up),
+        12,
+        "a run with 7 reads and 5 writes made 12 server calls: both kinds count; your \
+         Run::calls() returned {}",
+        calls_of(&made_up),
+    );
+    for (clients, reads) in [(2, 3), (3, 6)] {
+        let run = fixed_race(clients, Strategy::NoBackoff);
+        assert!(
+            (run.reads, run.writes) == (reads, reads),
+            "{clients} clients, no backoff, every hop 10 ms: one client wins per round of \
+             40 ms and the others read and write again, so the row serves {reads} reads and \
+             {reads} writes; yours counted {} reads and {} writes (finishes {})",
+            run.reads,
+            run.writes,
+            show_finishes(&run.finishes),
+        );
+        assert_eq!(
+            calls_of(&run),
+            2 * reads,
+            "{clients} clients, no backoff: {reads} reads + {reads} writes = {} calls; your \
+             Run::calls() returned {}",
+            2 * reads,
+            calls_of(&run),
+        );
+    }
+}
+
+#[test]
+fn completion_is_the_last_finish() {
+    // Not in finishing order: the last client in the list is not the last to finish.
+    let made_up = Run {
+        reads: 3,
+        writes: 3,
+        finishes: vec![finished(50, 1), finished(20, 0), finished(44, 2)],
+    };
+    let completion = completion_of(&made_up);
+    let diagnosis = if completion == 20 * MS {
+        " (the first client to finish)"
+    } else if completion == 44 * MS {
+        " (the last client in the list, not the last to finish)"
+    } else if completion == 38 * MS {
+        " (the average)"
+    } else {
+        ""
+    };
+    assert!(
+        completion == 50 * MS,
+        "clients that finished at 50 ms, 20 ms and 44 ms are all done at 50 ms: \
+         completion_time() is the latest finish, not the first, the average or the last in the \
+         list; yours returned {}{diagnosis}",
+        show(completion),
+    );
+    let run = fixed_race(3, Strategy::NoBackoff);
+    let expected = [finished(40, 0), finished(80, 1), finished(120, 2)];
+    assert!(
+        run.finishes == expected,
+        "3 clients, no backoff, every hop 10 ms: one client wins per round of 40 ms, so they \
+         finish at 40, 80 and 120 ms with versions 0, 1 and 2; yours finished {}",
+        show_finishes(&run.finishes),
+    );
+    let completion = completion_of(&run);
+    assert!(
+        completion == 120 * MS,
+        "3 clients that finish at 40, 80 and 120 ms are all done at 120 ms; your \
+         completion_time() returned {}",
+        show(completion),
+    );
+}

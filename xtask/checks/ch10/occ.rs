@@ -1,0 +1,119 @@
+//! Checks of the race itself: every version is won once, every client finishes, and a run is
+//! decided by its seed.
+
+use std::collections::BTreeMap;
+
+use exercise::{Network, Run, Strategy};
+
+use super::common::{HOP, describe, lab_race, race, show_list};
+
+/// The races these checks look at: every strategy with 30 clients on the lab's network, full
+/// jitter with 100, and 5 clients on a network where every hop takes 10 ms, so that requests
+/// arrive at exactly the same instant.
+fn races() -> Vec<(usize, Strategy, Network, u64)> {
+    let mut races: Vec<(usize, Strategy, Network, u64)> = Strategy::ALL
+        .iter()
+        .zip(11..)
+        .map(|(&strategy, seed)| (30, strategy, Network::LAB, seed))
+        .collect();
+    races.push((100, Strategy::FullJitter, Network::LAB, 1));
+    races.push((5, Strategy::NoBackoff, Network::fixed(HOP), 10));
+    races.push((5, Strategy::Exponential, Network::fixed(HOP), 10));
+    races
+}
+
+/// Which clients claim each version.
+fn claims(run: &Run) -> BTreeMap<u64, Vec<usize>> {
+    let mut claims: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for (client, finish) in run.finishes.iter().enumerate() {
+        if let Some(finish) = finish {
+            claims.entry(finish.version).or_default().push(client);
+        }
+    }
+    claims
+}
+
+#[test]
+fn every_version_won_once() {
+    for (clients, strategy, network, seed) in races() {
+        let run = race(clients, strategy, network, seed);
+        let claims = claims(&run);
+        let setting = format!(
+            "with {clients} clients and {strategy} ({}, seed {seed})",
+            describe(network)
+        );
+        if let Some((version, winners)) = claims.iter().find(|(_, winners)| winners.len() > 1) {
+            panic!(
+                "{setting}, version {version} was claimed by {} clients ({}); only the first \
+                 write naming a version wins it, and a write that `Row::write` answers with \
+                 `Conflict` has won nothing: that client must back off and try again",
+                winners.len(),
+                show_list(winners, 8),
+            );
+        }
+        if let Some((version, winners)) = claims.iter().find(|(v, _)| **v >= clients as u64) {
+            panic!(
+                "{setting}, client {} claims version {version}, but {clients} clients can only \
+                 win versions 0 to {}: record the version the winning write named (the one it \
+                 read), not the row's version after it",
+                winners[0],
+                clients - 1,
+            );
+        }
+        let missing: Vec<u64> = (0..clients as u64)
+            .filter(|v| !claims.contains_key(v))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "{setting}, no client claims version(s) {}: the versions go 0, 1, …, {} with no \
+             gaps, each won by exactly one client, because every client keeps trying until its \
+             write wins",
+            show_list(&missing, 8),
+            clients - 1,
+        );
+    }
+}
+
+#[test]
+fn every_client_finishes() {
+    for (clients, strategy, network, seed) in races() {
+        let run = race(clients, strategy, network, seed);
+        let unfinished: Vec<usize> = (0..clients)
+            .filter(|&client| run.finishes[client].is_none())
+            .collect();
+        assert!(
+            unfinished.is_empty(),
+            "with {clients} clients and {strategy} ({}, seed {seed}), {} of {clients} clients \
+             never finished (clients {}); a client that loses a write must pause for its \
+             backoff, read the new version, and write again, until a write wins",
+            describe(network),
+            unfinished.len(),
+            show_list(&unfinished, 8),
+        );
+    }
+}
+
+#[test]
+fn deterministic_per_seed() {
+    for strategy in [Strategy::FullJitter, Strategy::Decorrelated] {
+        let first = lab_race(20, strategy, 42);
+        let again = lab_race(20, strategy, 42);
+        assert!(
+            first == again,
+            "two runs of 20 clients with {strategy} and the same seed (42) differed: {} and {} \
+             calls, last finish {:?} and {:?}; draw every random number (network hops, \
+             backoff pauses) from the `rng` you are given, and nothing from the clock",
+            first.reads + first.writes,
+            again.reads + again.writes,
+            first.finishes.iter().flatten().map(|f| f.at).max(),
+            again.finishes.iter().flatten().map(|f| f.at).max(),
+        );
+        let other = lab_race(20, strategy, 43);
+        assert!(
+            first != other,
+            "runs of 20 clients with {strategy} and seeds 42 and 43 were identical; the run \
+             must depend on the `rng` passed in: draw every hop and every pause from it, and \
+             do not make a generator of your own"
+        );
+    }
+}

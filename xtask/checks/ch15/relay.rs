@@ -1,0 +1,286 @@
+//! Checks of one relay pass: what it publishes, in which order, and what it writes back.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use exercise::RelayStats;
+
+use crate::fixture::{
+    FileDb, Reply, TestBroker, count, event_of, ids, memory_db, outbox_rows, relay, seed_many,
+    seed_order,
+};
+
+fn stats(fetched: usize, published: usize, failed: usize) -> RelayStats {
+    RelayStats {
+        fetched,
+        published,
+        failed,
+    }
+}
+
+#[test]
+fn publishes_and_marks_sent() {
+    let conn = memory_db();
+    seed_many(&conn, 3);
+    let rows = outbox_rows(&conn);
+    let mut broker = TestBroker::acking();
+
+    let result = relay(&conn, &mut broker, 10_000, 10);
+
+    assert_eq!(
+        result,
+        stats(3, 3, 0),
+        "one pass over 3 pending events with a broker that acknowledges everything should \
+         return RelayStats {{ fetched: 3, published: 3, failed: 0 }}; yours returned {result:?}",
+    );
+    for row in &rows {
+        let sent: Vec<_> = broker.delivered.iter().filter(|e| e.id == row.id).collect();
+        assert_eq!(
+            sent.len(),
+            1,
+            "the event of outbox row {} should reach the broker once in this pass; it arrived \
+             {} time(s)",
+            row.id,
+            sent.len(),
+        );
+        let event = sent[0];
+        assert!(
+            event.aggregate_id == row.aggregate_id
+                && event.event_type == row.event_type
+                && event.payload == row.payload
+                && event.created_at == row.created_at,
+            "the event handed to the broker must carry the outbox row's columns; for row {} the \
+             table holds (aggregate_id {}, {:?}, {}, created_at {}) and the broker got {event:?}",
+            row.id,
+            row.aggregate_id,
+            row.event_type,
+            row.payload,
+            row.created_at,
+        );
+    }
+    for row in outbox_rows(&conn) {
+        assert!(
+            row.status == "sent" && row.sent_at == Some(10_000),
+            "after the broker acknowledged it, outbox row {} must be status 'sent' with sent_at \
+             = now (10000); yours is status {:?}, sent_at {:?}",
+            row.id,
+            row.status,
+            row.sent_at,
+        );
+    }
+}
+
+#[test]
+fn keeps_sent_rows() {
+    let conn = memory_db();
+    seed_many(&conn, 4);
+    let mut broker = TestBroker::acking();
+    relay(&conn, &mut broker, 10_000, 10);
+
+    let rows = outbox_rows(&conn);
+    let sent = rows.iter().filter(|row| row.status == "sent").count();
+    assert!(
+        rows.len() == 4 && sent == 4,
+        "after publishing 4 events the outbox must still hold 4 rows, all 'sent' with their \
+         sent_at: they are the record of what was published and when; yours holds {} row(s), \
+         {sent} of them 'sent'. Mark rows, don't delete them",
+        rows.len(),
+    );
+}
+
+#[test]
+fn failed_publish_stays_pending() {
+    let conn = memory_db();
+    seed_many(&conn, 3);
+    let rows = outbox_rows(&conn);
+    let refused = rows[1].id;
+    // The broker refuses the second event the first time it sees it.
+    let mut broker = TestBroker::scripted(move |event, nth| {
+        if event.id == refused && nth == 1 {
+            Reply::Refuse
+        } else {
+            Reply::Ack
+        }
+    });
+
+    let first = relay(&conn, &mut broker, 10_000, 10);
+    let after_first = outbox_rows(&conn);
+    let row = after_first.iter().find(|row| row.id == refused);
+    assert!(
+        row.is_some_and(|row| row.status == "pending" && row.sent_at.is_none()),
+        "the broker refused outbox row {refused}, so it must stay 'pending' with sent_at NULL \
+         for the next pass; after your pass {}",
+        row.map_or("the row is gone".to_owned(), |row| format!(
+            "it is status {:?}, sent_at {:?}",
+            row.status, row.sent_at
+        )),
+    );
+    assert_eq!(
+        ids(&broker.attempts),
+        ids(&rows.iter().map(|row| row.id).collect::<Vec<_>>()),
+        "one refused publish must not stop the pass: every row of the batch gets its attempt \
+         (publish calls in this pass, by outbox id)",
+    );
+    assert_eq!(
+        first,
+        stats(3, 2, 1),
+        "a pass over 3 events where the broker refused one should return RelayStats {{ fetched: \
+         3, published: 2, failed: 1 }}; yours returned {first:?}",
+    );
+    let others_sent = after_first
+        .iter()
+        .filter(|row| row.id != refused && row.status == "sent")
+        .count();
+    assert_eq!(
+        others_sent, 2,
+        "the two acknowledged rows must be 'sent' after the pass; {others_sent} are",
+    );
+
+    let second = relay(&conn, &mut broker, 20_000, 10);
+    let row = event_of(&conn, rows[1].aggregate_id);
+    assert!(
+        second == stats(1, 1, 0)
+            && row
+                .as_ref()
+                .is_some_and(|row| row.status == "sent" && row.sent_at == Some(20_000))
+            && broker.times_delivered(refused) == 1,
+        "the next pass must publish the refused row again and mark it sent at that pass's now \
+         (20000): expected RelayStats {{ fetched: 1, published: 1, failed: 0 }} and one delivery; \
+         yours returned {second:?}, the row is {}, and the broker holds it {} time(s)",
+        row.as_ref().map_or("gone".to_owned(), |row| format!(
+            "status {:?}, sent_at {:?}",
+            row.status, row.sent_at
+        )),
+        broker.times_delivered(refused),
+    );
+
+    // A broker that is down refuses everything: nothing may be marked.
+    let conn = memory_db();
+    seed_many(&conn, 3);
+    let mut down = TestBroker::scripted(|_, _| Reply::Refuse);
+    let result = relay(&conn, &mut down, 10_000, 10);
+    let pending = count(&conn, "outbox WHERE status = 'pending' AND sent_at IS NULL");
+    assert!(
+        result == stats(3, 0, 3) && pending == 3,
+        "with a broker that refuses every publish, all 3 rows must stay pending and the pass \
+         should return RelayStats {{ fetched: 3, published: 0, failed: 3 }}; yours returned \
+         {result:?} and left {pending} row(s) pending",
+    );
+}
+
+#[test]
+fn oldest_first() {
+    let conn = memory_db();
+    // Ids follow insertion order, created_at does not: clocks of two servers can disagree.
+    let times = [5_000, 1_000, 3_000, 1_000, 2_000];
+    let orders: Vec<i64> = times
+        .iter()
+        .enumerate()
+        .map(|(i, &now)| seed_order(&conn, &format!("customer-{i}"), 100, now))
+        .collect();
+    let mut expected: Vec<(i64, i64)> = times.iter().copied().zip(orders.iter().copied()).collect();
+    expected.sort();
+    let expected: Vec<i64> = expected.into_iter().map(|(_, order)| order).collect();
+
+    let mut broker = TestBroker::acking();
+    relay(&conn, &mut broker, 10_000, 10);
+    assert_eq!(
+        ids(&broker.delivered_aggregates()),
+        ids(&expected),
+        "the relay must publish oldest first, by created_at and then by id; orders {} were \
+         created at {:?} ms, so their events belong in the order shown (by order id)",
+        ids(&orders),
+        times,
+    );
+}
+
+#[test]
+fn respects_limit() {
+    let conn = memory_db();
+    let orders = seed_many(&conn, 5);
+
+    let mut broker = TestBroker::acking();
+    let none = relay(&conn, &mut broker, 10_000, 0);
+    assert!(
+        none == stats(0, 0, 0) && broker.attempts.is_empty(),
+        "relay_once with limit = 0 must publish nothing; yours returned {none:?} after {} \
+         publish call(s)",
+        broker.attempts.len(),
+    );
+    let two = relay(&conn, &mut broker, 10_000, 2);
+    assert!(
+        two == stats(2, 2, 0) && broker.delivered_aggregates() == orders[..2],
+        "relay_once with limit = 2 over 5 pending events must publish exactly the 2 oldest \
+         (orders {}); yours returned {two:?} and published the events of orders {}",
+        ids(&orders[..2]),
+        ids(&broker.delivered_aggregates()),
+    );
+    let pending = count(&conn, "outbox WHERE status = 'pending'");
+    assert_eq!(
+        pending, 3,
+        "after publishing 2 of 5 events, 3 must still be pending; {pending} are"
+    );
+}
+
+#[test]
+fn sent_rows_not_republished() {
+    let conn = memory_db();
+    seed_many(&conn, 3);
+    let mut broker = TestBroker::acking();
+    relay(&conn, &mut broker, 10_000, 10);
+
+    let again = relay(&conn, &mut broker, 20_000, 10);
+    assert!(
+        again == stats(0, 0, 0) && broker.delivered.len() == 3,
+        "a second pass with nothing pending must fetch and publish nothing; yours returned \
+         {again:?} and the broker now holds {} deliveries of 3 events. Select only status = \
+         'pending'",
+        broker.delivered.len(),
+    );
+    let late = seed_order(&conn, "late", 100, 15_000);
+    let third = relay(&conn, &mut broker, 30_000, 10);
+    assert!(
+        third == stats(1, 1, 0) && broker.delivered_aggregates().last() == Some(&late),
+        "after one more order, the next pass must publish only its event; yours returned \
+         {third:?}",
+    );
+}
+
+#[test]
+fn no_lock_held_while_publishing() {
+    let db = FileDb::create("no_lock");
+    let relay_conn = db.open();
+    seed_many(&relay_conn, 3);
+
+    // While the relay publishes, a customer places an order through another connection that
+    // will not wait for a lock.
+    let shop = db.open();
+    shop.busy_timeout(Duration::ZERO)
+        .expect("setting a busy timeout");
+    let blocked: Rc<RefCell<Vec<String>>> = Rc::default();
+    let blocked_in_broker = Rc::clone(&blocked);
+    let mut broker = TestBroker::scripted(move |event, _| {
+        let insert = shop.execute(
+            "INSERT INTO orders (customer, amount_cents, created_at) VALUES ('walk-in', 500, ?1)",
+            [20_000 + event.id],
+        );
+        if let Err(error) = insert {
+            blocked_in_broker
+                .borrow_mut()
+                .push(format!("during the publish of event {}: {error}", event.id));
+        }
+        Reply::Ack
+    });
+    relay(&relay_conn, &mut broker, 10_000, 10);
+    let blocked = blocked.borrow();
+
+    assert!(
+        blocked.is_empty(),
+        "while your relay was calling the broker, an order placed on another connection failed: \
+         {}. The relay held a transaction (or an unfinished SELECT) open across the publish, \
+         which locks the database against every writer for as long as the broker takes. Read \
+         the batch into a Vec first, then publish and mark each row on its own",
+        blocked.join("; "),
+    );
+}

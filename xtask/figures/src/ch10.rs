@@ -1,0 +1,162 @@
+//! Chapter 10 — Lab: contention, with and without jitter. Runs the solution's sweep once (every
+//! strategy, 10 to 190 clients, `lab::RUNS` seeded runs per point) and draws it twice, as calls
+//! and as completion time, and writes it as the page's two tables.
+
+use std::sync::OnceLock;
+
+use ch10_contention_lab_solution::Strategy;
+use ch10_contention_lab_solution::lab::{self, CLIENT_COUNTS, Point, RUNS};
+
+use crate::figure::Figure;
+use crate::plot::{Axis, Chart, Color, Column, Grid, Line};
+
+pub fn figures() -> Vec<Figure> {
+    vec![calls(), completion(), results()]
+}
+
+/// The sweep, computed once per process: it is the slow part of `cargo xtask figures`.
+fn points() -> &'static [Point] {
+    static POINTS: OnceLock<Vec<Point>> = OnceLock::new();
+    POINTS.get_or_init(|| lab::sweep(RUNS))
+}
+
+fn color(strategy: Strategy) -> Color {
+    match strategy {
+        Strategy::NoBackoff => Color::Black,
+        Strategy::Exponential => Color::Vermillion,
+        Strategy::FullJitter => Color::Blue,
+        Strategy::EqualJitter => Color::BluishGreen,
+        Strategy::Decorrelated => Color::Orange,
+    }
+}
+
+/// One line per strategy: `value(point)` against the number of clients.
+fn line(strategy: Strategy, value: impl Fn(&Point) -> f64) -> Line {
+    let points = points()
+        .iter()
+        .filter(|point| point.strategy == strategy)
+        .map(|point| (point.clients as f64, value(point)))
+        .collect();
+    let line = Line::new(strategy.name(), color(strategy), points);
+    if strategy == Strategy::NoBackoff {
+        line.dashed()
+    } else {
+        line
+    }
+}
+
+fn at(strategy: Strategy, clients: usize) -> Point {
+    *points()
+        .iter()
+        .find(|point| point.strategy == strategy && point.clients == clients)
+        .expect("the sweep covers every strategy and client count")
+}
+
+fn subtitle() -> String {
+    format!(
+        "Mean of {RUNS} seeded runs per point, simulated by the solution's simulate: base 5 ms, \
+         cap 2 s, every network hop |Normal(10 ms, 2 ms)|. A call is a read or a conditional write."
+    )
+}
+
+/// The x axis of every chart: the number of clients, 0 to 190.
+fn clients_axis(label: &str) -> Axis {
+    let last = CLIENT_COUNTS[CLIENT_COUNTS.len() - 1] as f64;
+    Axis::new(label).range(0.0, last)
+}
+
+/// The strategies in drawing order: full jitter last, on top of equal jitter, which makes
+/// nearly the same number of calls and would otherwise hide it.
+const DRAWING_ORDER: [Strategy; 5] = [
+    Strategy::NoBackoff,
+    Strategy::Exponential,
+    Strategy::Decorrelated,
+    Strategy::EqualJitter,
+    Strategy::FullJitter,
+];
+
+/// `ch10-calls`: the work each strategy costs the server.
+fn calls() -> Figure {
+    let exponential = at(Strategy::Exponential, 100).calls;
+    let full = at(Strategy::FullJitter, 100).calls;
+    let mut chart = Chart::new("The server's work: calls per run")
+        .subtitle(format!(
+            "{} At 100 clients exponential backoff without jitter makes {:.1}× the calls of full \
+             jitter; full and equal jitter nearly coincide.",
+            subtitle(),
+            exponential / full
+        ))
+        .x_axis(clients_axis("clients racing for the row"))
+        .y_axis(Axis::new("server calls per run (reads + writes)").min(0.0))
+        .height(460.0);
+    for strategy in DRAWING_ORDER {
+        chart = chart.line(line(strategy, |point| point.calls));
+    }
+    Figure::new("ch10-calls", chart.svg())
+}
+
+/// `ch10-completion`: when the last client finished, with and without the exponential line,
+/// which dwarfs the others.
+fn completion() -> Figure {
+    let seconds = |point: &Point| point.completion.as_secs_f64();
+    let mut all = Chart::new("all five strategies").x_axis(clients_axis(""));
+    let mut zoom = Chart::new("without exponential, enlarged").x_axis(clients_axis(""));
+    for strategy in DRAWING_ORDER {
+        all = all.line(line(strategy, seconds));
+        if strategy != Strategy::Exponential {
+            zoom = zoom.line(line(strategy, seconds));
+        }
+    }
+    let x_label = "clients racing for the row";
+    let y_label = "last client done (s)";
+    let grid = Grid::new(format!(
+        "When the last client finished: at 100 clients, {:.1} s without jitter, {:.1} s with \
+         full jitter",
+        seconds(&at(Strategy::Exponential, 100)),
+        seconds(&at(Strategy::FullJitter, 100)),
+    ))
+    .subtitle(subtitle())
+    .column(Column::new("", x_label, y_label).chart(all.y_axis(Axis::new("").min(0.0))))
+    .column(Column::new("", x_label, y_label).chart(zoom.y_axis(Axis::new("").min(0.0))))
+    .panel_height(330.0);
+    Figure::new("ch10-completion", grid.svg())
+}
+
+/// `ch10-results.md`: the sweep as two Markdown tables, included by the page.
+fn results() -> Figure {
+    Figure::markdown("ch10-results", lab::markdown_tables(points()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rankings the page describes (§10.7), at every size from 50 clients on; at 100
+    /// clients, the ratio the hidden checks require.
+    #[test]
+    fn the_lab_reproduces_the_published_rankings() {
+        for &clients in &CLIENT_COUNTS[4..] {
+            let exponential = at(Strategy::Exponential, clients);
+            let full = at(Strategy::FullJitter, clients);
+            let equal = at(Strategy::EqualJitter, clients);
+            let decorrelated = at(Strategy::Decorrelated, clients);
+            assert!(exponential.calls > 1.5 * full.calls, "{clients} clients");
+            assert!(full.calls < decorrelated.calls, "{clients} clients");
+            assert!(equal.completion > full.completion, "{clients} clients");
+        }
+        let ratio = at(Strategy::Exponential, 100).calls / at(Strategy::FullJitter, 100).calls;
+        assert!(ratio > 2.0, "{ratio}");
+    }
+
+    #[test]
+    fn figures_are_deterministic_and_well_formed() {
+        let first = figures();
+        assert_eq!(first, figures());
+        for figure in &first {
+            assert_eq!(figure.name_problem(), None);
+            if figure.extension == "svg" {
+                crate::plot::tests::assert_well_formed(&figure.svg);
+            }
+        }
+    }
+}

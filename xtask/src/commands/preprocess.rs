@@ -1,0 +1,215 @@
+//! `cargo xtask book-preprocess`: the book's mdBook preprocessor. It gives every chapter page
+//! the same ending — where the exercise is, how to check it, the glossary terms the page uses,
+//! and the previous and next chapters — and fills the references page from every chapter's
+//! references section. mdBook runs it (book.toml); people never need to.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use serde_json::Value;
+
+use crate::grading::anchor;
+use crate::workbook::{Chapter, Workbook};
+
+/// The placeholder the references page holds until the preprocessor fills it.
+const REFERENCES_PLACEHOLDER: &str = "{{#workbook-references}}";
+
+/// (mdBook preprocessor) Read mdBook's JSON on stdin and write the book back with chapter footers.
+#[derive(Debug, Args)]
+pub struct PreprocessArgs {
+    /// mdBook asks `supports <renderer>` first; every renderer is supported.
+    #[arg(num_args = 0..=2)]
+    pub supports: Vec<String>,
+}
+
+pub fn run(args: PreprocessArgs) -> Result<ExitCode> {
+    if args.supports.first().is_some_and(|word| word == "supports") {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .context("reading mdBook's input")?;
+    let [_context, mut book]: [Value; 2] =
+        serde_json::from_str(&input).context("parsing mdBook's input")?;
+    let workbook = Workbook::load()?;
+    let glossary = glossary_terms(&workbook);
+    let mut references = BTreeMap::new();
+    visit_chapters(&mut book, &mut |path, content| {
+        if let Some(chapter) = workbook
+            .chapters()
+            .find(|c| path == format!("{}.md", c.stem()))
+        {
+            collect_references(chapter, content, &mut references);
+            let footer = footer(&workbook, chapter, content, &glossary);
+            content.push_str(&footer);
+        }
+    });
+    visit_chapters(&mut book, &mut |_, content| {
+        if content.contains(REFERENCES_PLACEHOLDER) {
+            *content = content.replace(REFERENCES_PLACEHOLDER, &references_list(&references));
+        }
+    });
+    println!("{book}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Calls `f(path, content)` for every chapter of mdBook's book JSON, sub-chapters included.
+fn visit_chapters(value: &mut Value, f: &mut dyn FnMut(&str, &mut String)) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(chapter)) = map.get_mut("Chapter") {
+                let path = chapter
+                    .get("path")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                if let Some(Value::String(content)) = chapter.get_mut("content") {
+                    f(&path, content);
+                }
+            }
+            for child in map.values_mut() {
+                visit_chapters(child, f);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| visit_chapters(item, f)),
+        _ => {}
+    }
+}
+
+/// The glossary's terms (its `### Term` headings) with their anchors.
+fn glossary_terms(workbook: &Workbook) -> Vec<(String, String)> {
+    let text =
+        std::fs::read_to_string(workbook.root.join("book/src/glossary.md")).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| line.strip_prefix("### "))
+        .map(|term| (term.trim().to_owned(), anchor(term)))
+        .collect()
+}
+
+/// True when `term` appears in `text` as a whole word or phrase, ignoring case.
+fn mentions(text: &str, term: &str) -> bool {
+    let text = text.to_lowercase();
+    let term = term.to_lowercase();
+    text.match_indices(&term).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + term.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// The common ending of a chapter page.
+fn footer(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    content: &str,
+    glossary: &[(String, String)],
+) -> String {
+    let chapters: Vec<&Chapter> = workbook.chapters().collect();
+    let index = chapters
+        .iter()
+        .position(|c| c.id == chapter.id)
+        .unwrap_or(0);
+    let link = |other: Option<&&Chapter>, label: &str| match other {
+        Some(other) if other.ready => format!(
+            "{label}: [{} — {}]({}.md)",
+            other.id,
+            other.title,
+            other.stem()
+        ),
+        Some(other) => format!("{label}: {} — {} (not written yet)", other.id, other.title),
+        None => String::new(),
+    };
+    let previous = link(
+        index.checked_sub(1).and_then(|i| chapters.get(i)),
+        "Previous",
+    );
+    let next = link(chapters.get(index + 1), "Next");
+    let terms: Vec<String> = glossary
+        .iter()
+        .filter(|(term, _)| mentions(content, term))
+        .map(|(term, anchor)| format!("[{term}](glossary.md#{anchor})"))
+        .collect();
+    let mut text = format!(
+        "\n\n---\n\n**Your turn.** The exercise is in `exercises/{stem}/` (start with `src/lib.rs`). \
+         Check it with `cargo xtask check {id}`, re-check on every save with `cargo xtask watch {id}`, \
+         and ask for a hint with `cargo xtask hint {id}`.\n",
+        stem = chapter.stem(),
+        id = chapter.id
+    );
+    if !terms.is_empty() {
+        text.push_str(&format!("\n**Glossary:** {}.\n", terms.join(" · ")));
+    }
+    let navigation: Vec<String> = [previous, next]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect();
+    if !navigation.is_empty() {
+        text.push_str(&format!("\n{}\n", navigation.join(" · ")));
+    }
+    text
+}
+
+/// Gathers the list items of a chapter's references section (its `## N.x References` heading).
+fn collect_references(
+    chapter: &Chapter,
+    content: &str,
+    references: &mut BTreeMap<String, (String, Vec<String>)>,
+) {
+    let mut inside = false;
+    for line in content.lines() {
+        if line.starts_with("## ") {
+            inside = line.to_lowercase().contains("references");
+            continue;
+        }
+        if line.starts_with("# ") {
+            inside = false;
+        }
+        if !inside {
+            continue;
+        }
+        if let Some(item) = line
+            .trim_start()
+            .strip_prefix("- ")
+            .or_else(|| line.trim_start().strip_prefix("* "))
+        {
+            let key: String = item
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .take(60)
+                .collect();
+            let entry = references
+                .entry(key)
+                .or_insert_with(|| (item.trim().to_owned(), Vec::new()));
+            if !entry.1.contains(&chapter.id) {
+                entry.1.push(chapter.id.clone());
+            }
+        }
+    }
+}
+
+fn references_list(references: &BTreeMap<String, (String, Vec<String>)>) -> String {
+    let mut items: Vec<&(String, Vec<String>)> = references.values().collect();
+    items.sort_by_key(|(text, _)| text.to_lowercase());
+    items
+        .iter()
+        .map(|(text, chapters)| format!("- {text} *(cited in {})*\n", chapters.join(", ")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mentions;
+
+    #[test]
+    fn terms_match_whole_words_only() {
+        assert!(mentions("Full jitter spreads retries", "jitter"));
+        assert!(mentions("a Retry-After header", "retry-after"));
+        assert!(!mentions("jitterbug", "jitter"));
+        assert!(!mentions("nothing here", "lease"));
+    }
+}
