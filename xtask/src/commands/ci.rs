@@ -19,6 +19,17 @@ pub struct CiArgs {}
 pub fn run(_args: CiArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
     let started = Instant::now();
+    match crate::system::postgres_url()? {
+        Some(url) => {
+            println!("== PostgreSQL for chapter 18's PostgreSQL track: {url}");
+            // SAFETY: still single-threaded here; every process started later inherits it.
+            unsafe { std::env::set_var(crate::system::POSTGRES_URL_VAR, url) };
+        }
+        None => println!(
+            "== no PostgreSQL: chapter 18's PostgreSQL track will say it was skipped (set {})",
+            crate::system::POSTGRES_URL_VAR
+        ),
+    }
     let mut steps: Vec<(&str, bool)> = Vec::new();
 
     println!("== cargo test (the workbook's own crates and the solutions)");

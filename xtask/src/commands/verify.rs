@@ -27,6 +27,9 @@ pub struct VerifyArgs {
     pub no_mutants: bool,
 }
 
+/// Words every chapter page has in a `##` heading: the standard shape of a page.
+const PAGE_SECTIONS: &[&str] = &["goals", "exercise", "pitfalls", "checklist", "references"];
+
 /// Problems found so far, printed as they come.
 #[derive(Default)]
 pub struct Findings {
@@ -200,6 +203,30 @@ fn verify_structure(
         );
     }
     findings.expect(!rubric.hints.is_empty(), format!("{id}: has hints"));
+    let text = std::fs::read_to_string(&page).unwrap_or_default();
+    let headings: Vec<String> = text
+        .lines()
+        .filter(|line| line.starts_with("## "))
+        .map(str::to_lowercase)
+        .collect();
+    let missing: Vec<&str> = PAGE_SECTIONS
+        .iter()
+        .copied()
+        .filter(|section| !headings.iter().any(|heading| heading.contains(section)))
+        .collect();
+    findings.expect(
+        missing.is_empty(),
+        format!(
+            "{id}: the page has the standard sections ({}){}",
+            PAGE_SECTIONS.join(", "),
+            stray_list(&missing.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        ),
+    );
+    let solution_include = format!("{{{{#include ../../solutions/{}/", chapter.stem());
+    findings.expect(
+        text.contains(&solution_include),
+        format!("{id}: the page includes its worked example from the solution crate"),
+    );
     let lib = workbook.exercise_dir(chapter).join("src/lib.rs");
     let shipped = std::fs::read_to_string(&lib).unwrap_or_default();
     findings.expect(
