@@ -1,0 +1,6 @@
+-- 003: the index that serves the due-row query (DUE_QUERY in src/lib.rs).
+--
+-- TODO: write one CREATE INDEX statement on the outbox table, so that
+--   EXPLAIN QUERY PLAN <your DUE_QUERY>
+-- reads the pending rows through this index, with no full `SCAN outbox` and no
+-- `USE TEMP B-TREE FOR ORDER BY`. The book (section 16.6) shows how to read a plan.

@@ -1,0 +1,125 @@
+//! Checks of `next_retry_at`: capped full jitter, counted from the first failure.
+
+use std::collections::BTreeSet;
+
+use exercise::BackoffConfig;
+
+use crate::fixture::{SECOND, T0, ceiling, config, describe, ms, next_retry_at};
+use crate::support::seeded;
+
+/// Three configurations: the default (1 s doubling to 60 s), a small base, and cap = base.
+fn settings() -> [BackoffConfig; 3] {
+    [
+        BackoffConfig::default(),
+        config(100, 30 * SECOND, 600 * SECOND, 10),
+        config(250, 250, 600 * SECOND, 10),
+    ]
+}
+
+const HUGE_ATTEMPTS: [u32; 11] = [
+    31,
+    32,
+    33,
+    63,
+    64,
+    65,
+    127,
+    128,
+    1_000,
+    u32::MAX - 1,
+    u32::MAX,
+];
+
+#[test]
+fn within_bounds() {
+    let mut rng = seeded(16);
+    for cfg in settings() {
+        for attempts in (0..=20).chain(HUGE_ATTEMPTS) {
+            let limit = ceiling(attempts, &cfg);
+            for _ in 0..30 {
+                let at = next_retry_at(T0, attempts, &cfg, &mut rng);
+                assert!(
+                    (T0..=T0 + limit).contains(&at),
+                    "next_retry_at(now, attempts = {attempts}, {}) returned now + {}; it must lie \
+                     within [now, now + min(cap, base·2^(attempts−1))] = [now, now + {}] \
+                     (attempts counts failures: after the first failure attempts = 1 and the \
+                     ceiling is base; attempts = 0 counts as 1)",
+                    describe(&cfg),
+                    ms(at - T0),
+                    ms(limit),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn not_deterministic() {
+    let cfg = BackoffConfig::default();
+    let mut rng = seeded(16);
+    for attempts in 1..=4 {
+        // 200 rows failing at the same moment, each scheduled with the next draws of one
+        // generator, as a relay would schedule them.
+        let delays: Vec<i64> = (0..200)
+            .map(|_| next_retry_at(T0, attempts, &cfg, &mut rng) - T0)
+            .collect();
+        let distinct: BTreeSet<i64> = delays.iter().copied().collect();
+        assert!(
+            distinct.len() >= 100,
+            "200 rows failed at the same moment, and your next_retry_at(now, attempts = {attempts}, {}) \
+             scheduled them for only {} distinct moment(s), for example now + {}: they would \
+             all come due together. Draw the delay uniformly from [0, {}] (full jitter)",
+            describe(&cfg),
+            distinct.len(),
+            ms(delays[0]),
+            ms(ceiling(attempts, &cfg)),
+        );
+    }
+}
+
+#[test]
+fn spreads_over_the_whole_range() {
+    let cfg = BackoffConfig::default();
+    let attempts = 3;
+    let limit = ceiling(attempts, &cfg) as f64;
+    let mut rng = seeded(2016);
+    let fractions: Vec<f64> = (0..4_000)
+        .map(|_| (next_retry_at(T0, attempts, &cfg, &mut rng) - T0) as f64 / limit)
+        .collect();
+    let mean = fractions.iter().sum::<f64>() / fractions.len() as f64;
+    let low = fractions.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = fractions.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let shown = |fraction: f64| ms((fraction * limit).round() as i64);
+    assert!(
+        (0.45..=0.55).contains(&mean) && low <= 0.05 && high >= 0.95,
+        "4,000 draws of next_retry_at(now, attempts = 3, base = 1 s, cap = 60 s) should spread \
+         evenly over [now, now + 4 s]: mean delay near 2 s, smallest below 200 ms, largest above \
+         3.8 s; yours had mean {}, smallest {}, largest {}. The third failure's ceiling is \
+         base·2^(3−1) = 4 s, and full jitter draws from zero up to it",
+        shown(mean),
+        shown(low),
+        shown(high),
+    );
+}
+
+#[test]
+fn capped_at_high_attempts() {
+    let cfg = BackoffConfig::default();
+    let cap = ceiling(u32::MAX, &cfg);
+    let mut rng = seeded(16);
+    for attempts in [11, 20].into_iter().chain(HUGE_ATTEMPTS) {
+        let delays: Vec<i64> = (0..200)
+            .map(|_| next_retry_at(T0, attempts, &cfg, &mut rng) - T0)
+            .collect();
+        let largest = delays.iter().copied().max().unwrap_or_default();
+        assert!(
+            (cap * 9 / 10..=cap).contains(&largest),
+            "at attempts = {attempts} ({}) the ceiling is the cap, so 200 draws should come \
+             close to now + 60 s without passing it; your latest next_retry_at was now + {}. \
+             Cap the exponential, and compute it without overflow (saturating or checked \
+             arithmetic) for every attempts up to u32::MAX",
+            describe(&cfg),
+            ms(largest),
+        );
+    }
+}

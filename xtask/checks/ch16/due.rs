@@ -1,0 +1,214 @@
+//! Checks of `fetch_due`: which rows are due, in which order, how many; and that a failure
+//! recorded by `record_failure` is scheduled through the table.
+
+use exercise::{BackoffConfig, Failure, Outcome};
+
+use crate::fixture::{
+    HOUR, MINUTE, SECOND, Seed, T0, ceiling, database, due_ids, insert_all, ms, record_failure,
+    rel, row, show_outcome,
+};
+use crate::support::seeded;
+
+/// Rows around `T0`: some due, some waiting for a later `next_retry_at`.
+fn mixed_rows() -> Vec<Seed> {
+    vec![
+        Seed::waiting(1, T0 - 10 * SECOND, 1, T0 + 1),
+        Seed::new(2, T0 - 9 * SECOND),
+        Seed::waiting(3, T0 - 8 * SECOND, 2, T0 + MINUTE),
+        Seed::waiting(4, T0 - 7 * SECOND, 1, T0 - 5 * SECOND),
+        Seed::waiting(5, T0 - 6 * SECOND, 7, T0 + HOUR),
+        Seed::waiting(6, T0 - 5 * SECOND, 3, T0),
+        Seed::new(7, T0 - 4 * SECOND),
+        Seed::waiting(8, T0 - HOUR, 9, T0 + 23 * HOUR),
+    ]
+}
+
+fn describe_ids(ids: &[i64], seeds: &[Seed], now: i64) -> String {
+    let parts: Vec<String> = ids
+        .iter()
+        .map(|id| {
+            seeds
+                .iter()
+                .find(|s| s.id == *id)
+                .map_or_else(|| format!("row {id}"), |s| s.describe(now))
+        })
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+#[test]
+fn future_rows_never_fetched() {
+    let conn = database();
+    let seeds = mixed_rows();
+    insert_all(&conn, &seeds);
+    for now in [T0, T0 + MINUTE, T0 + 2 * HOUR] {
+        let fetched = due_ids(&conn, now, 100);
+        let early: Vec<i64> = fetched
+            .iter()
+            .copied()
+            .filter(|id| {
+                seeds
+                    .iter()
+                    .any(|s| s.id == *id && s.next_retry_at.is_some_and(|at| at > now))
+            })
+            .collect();
+        assert!(
+            early.is_empty(),
+            "fetch_due(now, 100) returned rows whose next_retry_at is still in the future: {}. \
+             A row is due only once next_retry_at <= now (or when it is NULL, never tried)",
+            describe_ids(&early, &seeds, now),
+        );
+    }
+}
+
+#[test]
+fn due_rows_all_fetched() {
+    let conn = database();
+    let seeds = mixed_rows();
+    insert_all(&conn, &seeds);
+    for now in [T0, T0 + MINUTE] {
+        let fetched = due_ids(&conn, now, 100);
+        let missing: Vec<i64> = seeds
+            .iter()
+            .filter(|s| s.next_retry_at.is_none_or(|at| at <= now))
+            .map(|s| s.id)
+            .filter(|id| !fetched.contains(id))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "fetch_due(now, 100) left out rows that are due: {}. Due means status 'pending' and \
+             (next_retry_at IS NULL OR next_retry_at <= now): a row never tried has a NULL \
+             next_retry_at, and a row whose next_retry_at equals now is due now",
+            describe_ids(&missing, &seeds, now),
+        );
+    }
+}
+
+#[test]
+fn only_pending_rows() {
+    let conn = database();
+    let seeds = vec![
+        Seed::new(1, T0 - 30 * SECOND).status("sent"),
+        Seed::new(2, T0 - 20 * SECOND),
+        Seed::waiting(3, T0 - 15 * SECOND, 10, T0 - 10 * SECOND).status("failed"),
+        Seed::new(4, T0 - 12 * SECOND).status("failed"),
+        Seed::waiting(5, T0 - 11 * SECOND, 1, T0 - SECOND),
+    ];
+    insert_all(&conn, &seeds);
+    let fetched = due_ids(&conn, T0, 100);
+    let wrong: Vec<i64> = fetched
+        .iter()
+        .copied()
+        .filter(|id| seeds.iter().any(|s| s.id == *id && s.status != "pending"))
+        .collect();
+    assert!(
+        wrong.is_empty() && fetched.len() == 2,
+        "fetch_due(now, 100) should return exactly the 2 pending rows (2 and 5); it returned {}{}. \
+         Sent rows are done and failed rows wait for a person (chapter 17): filter on \
+         status = 'pending'",
+        describe_ids(&fetched, &seeds, T0),
+        if wrong.is_empty() {
+            String::new()
+        } else {
+            format!(", including {}", describe_ids(&wrong, &seeds, T0))
+        },
+    );
+}
+
+#[test]
+fn oldest_first() {
+    let conn = database();
+    // Inserted in an order that neither the id nor created_at alone puts right.
+    let seeds = vec![
+        Seed::waiting(1, T0 - 50 * SECOND, 2, T0 - 2 * SECOND),
+        Seed::new(2, T0 - 40 * SECOND),
+        Seed::waiting(3, T0 - 60 * SECOND, 4, T0 - SECOND),
+        Seed::waiting(4, T0 - 20 * SECOND, 1, T0 - 30 * SECOND),
+        Seed::waiting(5, T0 - 45 * SECOND, 1, T0 - 30 * SECOND),
+        Seed::new(6, T0 - 5 * SECOND),
+    ];
+    insert_all(&conn, &seeds);
+    let mut expected = seeds.clone();
+    expected.sort_by_key(|s| (s.due_key(), s.created_at));
+    let expected: Vec<i64> = expected.iter().map(|s| s.id).collect();
+    let fetched = due_ids(&conn, T0, 100);
+    assert!(
+        fetched == expected,
+        "fetch_due(now, 100) returned the due rows in the order {fetched:?}; expected \
+         {expected:?}, by COALESCE(next_retry_at, created_at), then created_at: the row that has \
+         waited longest for its turn first, ties broken by age. The rows: {}",
+        describe_ids(&expected, &seeds, T0),
+    );
+}
+
+#[test]
+fn limit() {
+    let conn = database();
+    // 30 due rows, one second apart, and 10 rows waiting for later.
+    let mut seeds: Vec<Seed> = (1..=30)
+        .map(|id| Seed::waiting(id, T0 - HOUR, 1, T0 - (31 - id) * SECOND))
+        .collect();
+    seeds.extend((31..=40).map(|id| Seed::waiting(id, T0 - HOUR, 1, T0 + id * SECOND)));
+    insert_all(&conn, &seeds);
+    for (limit, expected) in [(5, 5), (1, 1), (0, 0), (30, 30), (1_000, 30)] {
+        let fetched = due_ids(&conn, T0, limit);
+        let first: Vec<i64> = (1..=expected as i64).collect();
+        assert!(
+            fetched == first,
+            "with 30 rows due, fetch_due(now, limit = {limit}) should return the {expected} that \
+             have waited longest (rows 1 to {expected}, in order); it returned {} row(s): {:?}. \
+             The query takes at most `limit` rows (LIMIT ?2)",
+            fetched.len(),
+            fetched,
+        );
+    }
+}
+
+#[test]
+fn scheduler_reads_the_table() {
+    let cfg = BackoffConfig::default();
+    let down = Failure::Transient("connection refused".into());
+    let mut rng = seeded(16);
+    let conn = database();
+    for id in 1..=8 {
+        Seed::new(id, T0 - SECOND).insert(&conn);
+    }
+    for id in 1..=8 {
+        let mut now = T0;
+        for failure in 1..=3 {
+            let outcome = record_failure(&conn, id, now, &down, &cfg, &mut rng);
+            let shown = show_outcome(outcome, now);
+            let at = row(&conn, id).next_retry_at.unwrap_or_else(|| {
+                panic!(
+                    "after failure {failure} (transient, {failure} of 10 attempts used) the row's \
+                     next_retry_at is NULL; it must hold the moment of the next attempt"
+                )
+            });
+            let limit = ceiling(failure, &cfg);
+            assert!(
+                (now..=now + limit).contains(&at) && outcome == Outcome::RetryAt(at),
+                "after failure {failure} at `now`, the row's next_retry_at is {} and \
+                 record_failure returned {shown}; both should be the same moment, within \
+                 [now, now + {}]: an absolute time in milliseconds since the epoch, not a delay",
+                rel(at, now),
+                ms(limit),
+            );
+            let before = due_ids(&conn, at - 1, 100).contains(&id);
+            let at_time = due_ids(&conn, at, 100).contains(&id);
+            assert!(
+                !before && at_time,
+                "after failure {failure} the row's next_retry_at is {}; fetch_due one millisecond \
+                 earlier {} it, and fetch_due at that moment {} it. The relay finds a retry by \
+                 reading the table: not before next_retry_at, and from then on",
+                rel(at, now),
+                if before { "returned" } else { "did not return" },
+                if at_time {
+                    "returned"
+                } else {
+                    "did not return"
+                },
+            );
+            now = at;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! Checks of the index (migration 003): `EXPLAIN QUERY PLAN` of the learner's `DUE_QUERY`, on a
+//! database built by the learner's migrations, must read the pending rows through an index and
+//! need no sort. The query must also be the one `fetch_due` runs.
+
+use exercise::DUE_QUERY;
+use rusqlite::{Connection, params};
+
+use crate::fixture::{SECOND, Seed, T0, database, due_ids, insert_all};
+
+/// The plan's steps (the `detail` column), or why there is none.
+fn plan(conn: &Connection) -> Vec<String> {
+    assert!(
+        !DUE_QUERY.trim().is_empty(),
+        "DUE_QUERY is empty: write the due-row query there (and run it in fetch_due), so its \
+         plan can be read"
+    );
+    let sql = format!("EXPLAIN QUERY PLAN {DUE_QUERY}");
+    let mut statement = conn.prepare(&sql).unwrap_or_else(|error| {
+        panic!("EXPLAIN QUERY PLAN of your DUE_QUERY failed: {error}. DUE_QUERY:\n{DUE_QUERY}")
+    });
+    let parameters = statement.parameter_count();
+    assert!(
+        parameters == 2,
+        "DUE_QUERY should take two parameters, ?1 = now and ?2 = limit; yours has {parameters}"
+    );
+    statement
+        .query_map(params![T0, 10], |row| row.get::<_, String>(3))
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<String>>>())
+        .unwrap_or_else(|error| panic!("EXPLAIN QUERY PLAN of your DUE_QUERY failed: {error}"))
+}
+
+/// A database with some rows in it, built by the learner's migrations.
+fn seeded_database() -> Connection {
+    let conn = database();
+    let mut seeds: Vec<Seed> = (1..=40)
+        .map(|id| Seed::waiting(id, T0 - 100 * SECOND, 1, T0 + (id - 20) * SECOND))
+        .collect();
+    seeds.extend((41..=50).map(|id| Seed::new(id, T0 - id * SECOND)));
+    seeds.push(Seed::new(51, T0 - 500 * SECOND).status("sent"));
+    insert_all(&conn, &seeds);
+    conn
+}
+
+/// The ids that `DUE_QUERY` itself returns.
+fn query_ids(conn: &Connection, now: i64, limit: i64) -> Vec<i64> {
+    let mut statement = conn.prepare(DUE_QUERY).expect("DUE_QUERY prepares");
+    statement
+        .query_map(params![now, limit], |row| row.get::<_, i64>("id"))
+        .and_then(|rows| rows.collect())
+        .unwrap_or_else(|error| panic!("running DUE_QUERY directly failed: {error}"))
+}
+
+fn show_plan(steps: &[String]) -> String {
+    steps
+        .iter()
+        .map(|step| format!("  {step}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A step that reads the outbox table through an index.
+fn through_index(step: &str) -> bool {
+    step.contains("outbox USING") && step.contains("INDEX")
+}
+
+/// A step that reads the whole outbox table, row by row.
+fn full_scan(step: &str) -> bool {
+    step.trim() == "SCAN outbox"
+}
+
+#[test]
+fn due_query_uses_index() {
+    let conn = seeded_database();
+    let steps = plan(&conn);
+    assert!(
+        steps.iter().any(|s| through_index(s)) && !steps.iter().any(|s| full_scan(s)),
+        "EXPLAIN QUERY PLAN of DUE_QUERY, on a database built by your migrations, reads the \
+         outbox without an index:\n{}\nA full `SCAN outbox` reads every row the table has ever \
+         held, sent ones included, on every poll. Create an index in \
+         src/migrations/003_due_index.sql that the query can use",
+        show_plan(&steps),
+    );
+    let fetched = due_ids(&conn, T0, 15);
+    let direct = query_ids(&conn, T0, 15);
+    assert_eq!(
+        fetched, direct,
+        "fetch_due(now, 15) returned different rows from DUE_QUERY run with (now, 15): \
+         fetch_due must run DUE_QUERY, the query whose plan this check reads"
+    );
+}
+
+#[test]
+fn no_sort_for_order_by() {
+    let conn = seeded_database();
+    let steps = plan(&conn);
+    let sorts = steps.iter().any(|s| s.contains("TEMP B-TREE"));
+    assert!(
+        steps.iter().any(|s| through_index(s)) && !steps.iter().any(|s| full_scan(s)) && !sorts,
+        "EXPLAIN QUERY PLAN of DUE_QUERY, on a database built by your migrations:\n{}\n{}",
+        show_plan(&steps),
+        if sorts {
+            "The plan sorts every pending row (USE TEMP B-TREE FOR ORDER BY) before LIMIT can \
+             keep the first few: the index does not deliver the rows in the query's order. Key \
+             the index on the ORDER BY itself, COALESCE(next_retry_at, created_at), created_at \
+             (a partial index WHERE status = 'pending' keeps it small)"
+        } else {
+            "The outbox is not read through an index at all; see section 16.6"
+        },
+    );
+}

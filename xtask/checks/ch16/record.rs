@@ -1,0 +1,402 @@
+//! Checks of `record_failure`: the fields it writes, the Retry-After hint, permanent failures,
+//! the attempt limit, and a short, well-formed `last_error`.
+
+use std::time::Duration;
+
+use exercise::{BackoffConfig, Failure, GiveUp, LAST_ERROR_MAX_BYTES, OutboxRow, Outcome, Status};
+
+use crate::fixture::{
+    HOUR, MINUTE, SECOND, Seed, T0, ceiling, config, database, ms, record_failure, rel, row,
+    show_outcome,
+};
+use crate::support::seeded;
+
+fn describe_row(row: &OutboxRow, now: i64) -> String {
+    let at = |value: Option<i64>| value.map_or_else(|| "NULL".to_owned(), |v| rel(v, now));
+    format!(
+        "status '{}', attempts {}, next_retry_at {}, last_attempt_at {}, last_error {:?}",
+        row.status,
+        row.attempts,
+        at(row.next_retry_at),
+        at(row.last_attempt_at),
+        row.last_error.as_deref().unwrap_or("NULL"),
+    )
+}
+
+fn secs(value: u64) -> Duration {
+    Duration::from_secs(value)
+}
+
+#[test]
+fn transient_updates_every_field() {
+    let cfg = BackoffConfig::default();
+    let failure = Failure::Transient("connection reset by peer".into());
+    let mut rng = seeded(16);
+    // 100 rows that failed 0 times before, and 100 that failed twice; each fails once more.
+    for before in [0u32, 2] {
+        let conn = database();
+        let limit = ceiling(before + 1, &cfg);
+        let mut latest = 0;
+        for id in 1..=100 {
+            let created = T0 - 10 * SECOND;
+            if before == 0 {
+                Seed::new(id, created).insert(&conn);
+            } else {
+                Seed::waiting(id, created, before, T0).insert(&conn);
+            }
+            let outcome = record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
+            let shown = show_outcome(outcome, T0);
+            let after = row(&conn, id);
+            let fields_right = after.attempts == before + 1
+                && after.last_attempt_at == Some(T0)
+                && after.last_error.as_deref() == Some("transient: connection reset by peer")
+                && after.status == Status::Pending
+                && after.created_at == created
+                && after.sent_at.is_none();
+            let scheduled = after
+                .next_retry_at
+                .is_some_and(|at| (T0..=T0 + limit).contains(&at));
+            assert!(
+                fields_right
+                    && scheduled
+                    && after.next_retry_at.map(Outcome::RetryAt) == Some(outcome),
+                "a row that had failed {before} time(s) failed again with Failure::Transient at \
+                 `now`; record_failure returned {shown} and left the row with {}. Expected: \
+                 status 'pending', attempts {}, next_retry_at within [now, now + {}] (the \
+                 ceiling for attempts = {}) and equal to the returned RetryAt, last_attempt_at \
+                 now, last_error \"transient: connection reset by peer\" (the failure's \
+                 to_string()), and the other columns untouched",
+                describe_row(&after, T0),
+                before + 1,
+                ms(limit),
+                before + 1,
+            );
+            latest = latest.max(after.next_retry_at.unwrap_or(T0) - T0);
+        }
+        assert!(
+            latest >= limit * 3 / 4,
+            "after failure number {} the backoff ceiling is {}, but your \
+             latest next_retry_at over 100 rows was now + {}: schedule with the new attempts count \
+             (the one that includes this failure)",
+            before + 1,
+            ms(limit),
+            ms(latest),
+        );
+    }
+}
+
+#[test]
+fn retry_after_preferred() {
+    let cfg = BackoffConfig::default();
+    let cases = [
+        (
+            0,
+            Failure::RateLimited {
+                retry_after: Some(secs(30)),
+            },
+            30 * SECOND,
+        ),
+        (
+            0,
+            Failure::Overloaded {
+                retry_after: Some(secs(7)),
+            },
+            7 * SECOND,
+        ),
+        // A hint shorter than the backoff would be is followed too.
+        (
+            5,
+            Failure::RateLimited {
+                retry_after: Some(secs(2)),
+            },
+            2 * SECOND,
+        ),
+        (
+            1,
+            Failure::Overloaded {
+                retry_after: Some(Duration::ZERO),
+            },
+            0,
+        ),
+    ];
+    let mut rng = seeded(16);
+    let conn = database();
+    let mut id = 0;
+    for (before, failure, wait) in cases {
+        for _ in 0..10 {
+            id += 1;
+            Seed::waiting(id, T0 - MINUTE, before, T0).insert(&conn);
+            let outcome = record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
+            let shown = show_outcome(outcome, T0);
+            let after = row(&conn, id);
+            assert!(
+                after.next_retry_at == Some(T0 + wait) && outcome == Outcome::RetryAt(T0 + wait),
+                "{failure:?} (after {before} earlier failure(s)) should schedule the next \
+                 attempt exactly at now + {} (the server's hint, under max_hint = 10 min), \
+                 with no jitter; record_failure returned {shown} and left the row with {}",
+                ms(wait),
+                describe_row(&after, T0),
+            );
+        }
+    }
+    // Without a hint, a 429 or 503 falls back to the backoff.
+    for failure in [
+        Failure::RateLimited { retry_after: None },
+        Failure::Overloaded { retry_after: None },
+    ] {
+        id += 1;
+        Seed::new(id, T0 - MINUTE).insert(&conn);
+        record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
+        let after = row(&conn, id);
+        assert!(
+            after
+                .next_retry_at
+                .is_some_and(|at| (T0..=T0 + SECOND).contains(&at)),
+            "{failure:?} carries no Retry-After, so the first failure backs off within \
+             [now, now + 1 s]; the row was left with {}",
+            describe_row(&after, T0),
+        );
+    }
+}
+
+#[test]
+fn retry_after_capped() {
+    let cfg = BackoffConfig::default(); // max_hint = 10 min
+    let cases = [
+        Failure::RateLimited {
+            retry_after: Some(secs(2 * 3_600)),
+        },
+        Failure::Overloaded {
+            retry_after: Some(secs(601)),
+        },
+        Failure::Overloaded {
+            retry_after: Some(Duration::MAX),
+        },
+    ];
+    let mut rng = seeded(16);
+    let conn = database();
+    for (id, failure) in (1..).zip(cases) {
+        Seed::new(id, T0 - MINUTE).insert(&conn);
+        let outcome = record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
+        let shown = show_outcome(outcome, T0);
+        let after = row(&conn, id);
+        let capped = T0 + 10 * MINUTE;
+        assert!(
+            after.next_retry_at == Some(capped) && outcome == Outcome::RetryAt(capped),
+            "{failure:?} asks for more than max_hint = 10 min: follow the hint but cap it, so \
+             the next attempt is exactly at now + 10 min; record_failure returned {shown} and \
+             left the row with {}",
+            describe_row(&after, T0),
+        );
+    }
+}
+
+#[test]
+fn permanent_fails_at_once() {
+    let cfg = BackoffConfig::default(); // max_attempts = 10
+    let failure = Failure::Permanent("payload is not valid JSON".into());
+    let mut rng = seeded(16);
+    let conn = database();
+    for (id, before) in [(1, 0u32), (2, 3)] {
+        Seed::waiting(id, T0 - MINUTE, before, T0).insert(&conn);
+        let outcome = record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
+        let shown = show_outcome(outcome, T0);
+        let after = row(&conn, id);
+        let right = outcome == Outcome::Failed(GiveUp::Permanent)
+            && after.status == Status::Failed
+            && after.attempts == before + 1
+            && after.next_retry_at.is_none()
+            && after.last_attempt_at == Some(T0)
+            && after.last_error.as_deref() == Some("permanent: payload is not valid JSON");
+        assert!(
+            right,
+            "a permanent failure (after {before} earlier failure(s), 10 attempts allowed) must \
+             not be retried: expected Outcome::Failed(GiveUp::Permanent) and a row with status \
+             'failed', attempts {}, next_retry_at NULL, last_attempt_at now, last_error \
+             \"permanent: payload is not valid JSON\"; record_failure returned {shown} and \
+             left the row with {}",
+            before + 1,
+            describe_row(&after, T0),
+        );
+    }
+}
+
+#[test]
+fn attempt_limit() {
+    // The last failure carries a Retry-After: a hint does not buy an attempt beyond the limit.
+    let cycle = [
+        Failure::Transient("connection refused".into()),
+        Failure::Overloaded { retry_after: None },
+        Failure::RateLimited {
+            retry_after: Some(secs(10)),
+        },
+        Failure::Transient("timed out".into()),
+    ];
+    let mut rng = seeded(16);
+    for max_attempts in [5u32, 1, 3] {
+        let cfg = config(SECOND, MINUTE, 10 * MINUTE, max_attempts);
+        let conn = database();
+        Seed::new(1, T0).insert(&conn);
+        let mut now = T0;
+        let mut history = Vec::new();
+        for failure_number in 1..=50u32 {
+            let failure = if failure_number == max_attempts {
+                &cycle[2]
+            } else {
+                &cycle[(failure_number as usize - 1) % cycle.len()]
+            };
+            let outcome = record_failure(&conn, 1, now, failure, &cfg, &mut rng);
+            let shown = show_outcome(outcome, now);
+            let after = row(&conn, 1);
+            history.push(shown.clone());
+            let last = failure_number >= max_attempts;
+            if last {
+                assert!(
+                    outcome == Outcome::Failed(GiveUp::AttemptsExhausted)
+                        && after.status == Status::Failed
+                        && after.next_retry_at.is_none()
+                        && after.attempts == max_attempts,
+                    "with max_attempts = {max_attempts}, failure number {failure_number} ({failure:?}) \
+                     uses the last attempt, so the row must be given up: expected \
+                     Failed(AttemptsExhausted), status 'failed', next_retry_at NULL, attempts \
+                     {max_attempts}; got {shown} and a row with {}. Outcomes so far: [{}]",
+                    describe_row(&after, now),
+                    history.join(", "),
+                );
+                break;
+            }
+            let Outcome::RetryAt(at) = outcome else {
+                panic!(
+                    "with max_attempts = {max_attempts}, failure number {failure_number} \
+                     ({failure:?}) still leaves attempts to use, but record_failure returned \
+                     {shown}; the row was left with {}",
+                    describe_row(&after, now),
+                );
+            };
+            assert_eq!(
+                after.status,
+                Status::Pending,
+                "after failure {failure_number} of {max_attempts} allowed the row should still \
+                 be pending; it has {}",
+                describe_row(&after, now),
+            );
+            now = at.max(now + 1);
+        }
+    }
+}
+
+#[test]
+fn last_error_truncated() {
+    let cfg = BackoffConfig::default();
+    let long = "x".repeat(1_000);
+    let cases = [
+        (
+            Failure::Transient(long.clone()),
+            format!("transient: {long}"),
+        ),
+        (
+            Failure::Permanent(long.clone()),
+            format!("permanent: {long}"),
+        ),
+        (
+            Failure::Transient("broker unreachable".into()),
+            "transient: broker unreachable".to_owned(),
+        ),
+    ];
+    let mut rng = seeded(16);
+    let conn = database();
+    for (id, (failure, text)) in (1..).zip(cases) {
+        Seed::new(id, T0 - HOUR).insert(&conn);
+        record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
+        let stored = row(&conn, id).last_error.unwrap_or_default();
+        let expected = &text[..text.len().min(LAST_ERROR_MAX_BYTES)];
+        assert!(
+            stored == expected,
+            "a failure whose text is {} bytes long should leave last_error = its first {} \
+             bytes; yours stored {} bytes, starting {:?}. The column is a short summary for \
+             people and dashboards, not the whole error (LAST_ERROR_MAX_BYTES = {})",
+            text.len(),
+            expected.len(),
+            stored.len(),
+            stored.chars().take(40).collect::<String>(),
+            LAST_ERROR_MAX_BYTES,
+        );
+    }
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+fn expected_prefix(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+#[test]
+fn truncation_is_utf8_safe() {
+    let cfg = BackoffConfig::default();
+    let messages = [
+        "é".repeat(300),
+        "日本語のエラー".repeat(40),
+        "🚀".repeat(100),
+        format!("{}ü{}", "a".repeat(188), "b".repeat(100)),
+    ];
+    let mut rng = seeded(16);
+    let conn = database();
+    for (id, message) in (1..).zip(messages) {
+        let failure = Failure::Transient(message.clone());
+        let text = format!("transient: {message}");
+        Seed::new(id, T0 - HOUR).insert(&conn);
+        record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
+        let stored = row(&conn, id).last_error.unwrap_or_default();
+        let expected = expected_prefix(&text, LAST_ERROR_MAX_BYTES);
+        assert!(
+            stored == expected,
+            "for a {}-byte error of multi-byte characters (starting {:?}), last_error should be \
+             the longest prefix of at most {} bytes that ends between two characters: {} bytes. \
+             Yours stored {} bytes{}. Cut at a char boundary (str::is_char_boundary), never \
+             inside a character, and count bytes, not chars",
+            text.len(),
+            text.chars().take(14).collect::<String>(),
+            LAST_ERROR_MAX_BYTES,
+            expected.len(),
+            stored.len(),
+            if expected.starts_with(&stored) || stored.starts_with(expected) {
+                String::new()
+            } else {
+                format!(
+                    ", starting {:?}",
+                    stored.chars().take(14).collect::<String>()
+                )
+            },
+        );
+    }
+}
+
+#[test]
+fn only_that_row() {
+    let cfg = BackoffConfig::default();
+    let conn = database();
+    let seeds = [
+        Seed::new(1, T0 - MINUTE),
+        Seed::waiting(2, T0 - MINUTE, 2, T0 - SECOND),
+        Seed::new(3, T0 - 30 * SECOND),
+    ];
+    for seed in &seeds {
+        seed.insert(&conn);
+    }
+    let before: Vec<OutboxRow> = [1, 3].iter().map(|id| row(&conn, *id)).collect();
+    let failure = Failure::Permanent("bad payload".into());
+    record_failure(&conn, 2, T0, &failure, &cfg, &mut seeded(16));
+    for (id, earlier) in [1, 3].into_iter().zip(before) {
+        let now_row = row(&conn, id);
+        assert!(
+            now_row == earlier,
+            "record_failure for row 2 changed row {id} as well: it had {} and now has {}. The \
+             UPDATE must touch only the failed row (WHERE id = ?)",
+            describe_row(&earlier, T0),
+            describe_row(&now_row, T0),
+        );
+    }
+}
