@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! cargo run -p ch10_contention_lab --example lab                           your predictions beside the results
-//! cargo run --release -p ch10_contention_lab --example lab -- --sweep      the book's tables (20 runs per point)
-//! cargo run --release -p ch10_contention_lab --example lab -- --sweep 100  the same with 100 runs per point
+//! cargo run --release -p ch10_contention_lab --example lab -- --sweep      the book's tables (100 runs per point)
+//! cargo run --release -p ch10_contention_lab --example lab -- --sweep 20   a quicker sweep, 20 runs per point
 //! ```
 //!
 //! The first form races 100 clients with each of the five strategies, using your `simulate`,
