@@ -6,8 +6,8 @@ use crate::grading::{CheckKind, CheckResult, Report};
 use crate::runner::Outcome;
 use crate::term::Style;
 
-/// The width of the id column.
-const ID_WIDTH: usize = 38;
+/// The narrowest the id column gets, so short ids still line up with the header.
+const MIN_ID_WIDTH: usize = 30;
 
 /// The report as a table, with a failure's explanation under its row.
 pub fn render_text(report: &Report, style: Style) -> String {
@@ -45,19 +45,22 @@ pub fn render_text(report: &Report, style: Style) -> String {
         ))
     );
     out.push('\n');
-    let _ = writeln!(
-        out,
-        "  {:<3}{:<ID_WIDTH$} {:>6}  rule",
-        "", "check", "points"
-    );
+    // The id column fits the longest hidden check id, so the points always line up.
+    let width = report
+        .hidden()
+        .map(|r| r.id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(MIN_ID_WIDTH);
+    let _ = writeln!(out, "  {:<3}{:<width$} {:>6}  rule", "", "check", "points");
     for result in report.hidden() {
-        render_row(&mut out, result, style);
+        render_row(&mut out, result, width, style);
     }
     let visible: Vec<&CheckResult> = report.visible().collect();
     if !visible.is_empty() {
         let _ = writeln!(out, "\n     your visible tests");
         for result in visible {
-            render_row(&mut out, result, style);
+            render_row(&mut out, result, width, style);
         }
     }
     let hidden_passed = report.hidden().filter(|r| r.outcome.passed()).count();
@@ -82,7 +85,7 @@ pub fn render_text(report: &Report, style: Style) -> String {
     out
 }
 
-fn render_row(out: &mut String, result: &CheckResult, style: Style) {
+fn render_row(out: &mut String, result: &CheckResult, width: usize, style: Style) {
     let mark = if result.outcome.passed() {
         style.green("✓")
     } else {
@@ -96,7 +99,7 @@ fn render_row(out: &mut String, result: &CheckResult, style: Style) {
         CheckKind::Check => result.title.as_str(),
         CheckKind::Visible => "",
     };
-    let row = format!("  {mark}  {:<ID_WIDTH$} {points:>6}  {title}", result.id);
+    let row = format!("  {mark}  {:<width$} {points:>6}  {title}", result.id);
     let _ = writeln!(out, "{}", row.trim_end());
     if result.outcome.passed() {
         return;

@@ -1,0 +1,150 @@
+//! # Chapter 20 — Idempotency keys
+//!
+//! Book: `book/src/ch20-idempotency-keys.md` (run `cargo xtask book --open`).
+//! Check your work: `cargo xtask check ch20`. Stuck? `cargo xtask hint ch20`.
+//!
+//! A retry after a timeout may repeat a charge that already happened. You make it safe from both
+//! ends: the server remembers what it did for each idempotency key, and the client sends the same
+//! key with every attempt of one charge.
+//!
+//! ## Your task
+//!
+//! 1. [`IdempotencyStore::handle`]: run `execute` at most once per key.
+//!    - A new key (or one older than the store's TTL): reserve it as in progress, **release the
+//!      lock**, run `execute().await`, save its outcome, `Ok` **or** `Err`, and return it.
+//!    - A key whose first request completed: return the saved outcome, without executing.
+//!    - A key first used with a different request (compare [`fingerprint`]s):
+//!      `Err(IdempotencyError::KeyReusedWithDifferentRequest)`.
+//!    - A key whose first request is still executing: `Err(IdempotencyError::InProgress)` at
+//!      once. This store refuses a concurrent duplicate (HTTP 409); it does not wait.
+//!    - A refusal changes nothing in the store. Never hold the `std::sync::Mutex` across an
+//!      `.await`.
+//! 2. [`should_retry`]: a timeout, a 503 and a 409 are worth retrying with the same key; a saved
+//!    payment error, a 422 and a 400 are not.
+//! 3. [`charge_with_retries`]: mint **one** key for the charge with `keys.next_key()` and send it
+//!    with every attempt; at most `policy.attempts` calls; sleep `policy.delay(retry, rng)`
+//!    (tokio's sleep) between two calls; stop at the first receipt, at an error not worth
+//!    retrying, or when the attempts run out (returning the last error).
+//!
+//! Given, ready-made: the key type, the key generator and [`fingerprint`] (`src/key.rs`); the
+//! API types, [`PaymentApi`] and [`RetryPolicy`] (`src/api.rs`); a payment backend that counts
+//! its charges, the server that puts your store in front of it, and a flaky network that can
+//! lose a request or an answer (`src/stubs.rs`). `tests/visible.rs` shows them in use, and
+//! `examples/predict.rs` runs the double-charge scenario of the book.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::hash::Hash;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rand::Rng;
+use tokio::time::Instant;
+
+pub mod api;
+pub mod key;
+pub mod stubs;
+
+pub use api::{
+    ApiError, ChargeRequest, IdempotencyError, PaymentApi, PaymentError, Receipt, RetryPolicy,
+};
+pub use key::{IdempotencyKey, KeyGenerator, fingerprint};
+
+/// How long a store remembers a key, counted from the first request that used it: 24 hours,
+/// the age after which Stripe may prune a key.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// What the store remembers about one key. A key with no entry, or with an expired one, has
+/// never been seen.
+#[allow(dead_code)] // Given: `handle` will use every part of it. Remove this line when it does.
+#[derive(Debug)]
+struct Entry<T, E> {
+    /// The fingerprint of the first request that used the key.
+    fingerprint: u64,
+    /// When that first request arrived; the entry expires `ttl` later.
+    created_at: Instant,
+    state: State<T, E>,
+}
+
+#[allow(dead_code)] // Given, like `Entry`.
+#[derive(Debug)]
+enum State<T, E> {
+    /// The first request is executing. A duplicate now is refused with `InProgress`.
+    InProgress,
+    /// The first request finished. Its outcome, success or error, is replayed to every duplicate.
+    Completed(Result<T, E>),
+}
+
+/// A server-side idempotency store with Stripe's semantics, in memory.
+///
+/// [`IdempotencyStore::handle`] runs an operation at most once per key (within the TTL) and
+/// answers every later request with that key from what it saved.
+#[derive(Debug)]
+pub struct IdempotencyStore<T, E> {
+    ttl: Duration,
+    entries: Mutex<HashMap<IdempotencyKey, Entry<T, E>>>,
+}
+
+impl<T: Clone, E: Clone> IdempotencyStore<T, E> {
+    /// An empty store that remembers each key for `ttl` after its first use.
+    pub fn new(ttl: Duration) -> Self {
+        Self {
+            ttl,
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Runs `execute` for the first request with `key`, saves its outcome (an `Err` as much as an
+    /// `Ok`) and returns it; answers every later request with the same key and the same request
+    /// from the saved outcome, without executing anything.
+    ///
+    /// Refuses, without executing or saving anything: `KeyReusedWithDifferentRequest` when
+    /// `request`'s fingerprint differs from that of the key's first request; `InProgress` when
+    /// the key's first request is still executing. A key expires `ttl` after its first use.
+    pub async fn handle<R, F, Fut>(
+        &self,
+        key: &IdempotencyKey,
+        request: &R,
+        execute: F,
+    ) -> Result<Result<T, E>, IdempotencyError>
+    where
+        R: Hash + ?Sized,
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        // TODO: under the lock, look the key up (an entry older than `self.ttl` counts as absent):
+        // refuse a different fingerprint, refuse a key in progress, replay a completed outcome,
+        // or insert a new in-progress entry. Then, with the lock released, run `execute().await`
+        // and save what it returned in the entry.
+        let _ = (&self.ttl, &self.entries, key, fingerprint(request), execute);
+        todo!("IdempotencyStore::handle(key = {key})")
+    }
+}
+
+/// Whether a failed attempt is worth repeating with the same key.
+pub fn should_retry(error: &ApiError) -> bool {
+    // TODO: true for Timeout, Unavailable and InProgress; false for the rest.
+    todo!("should_retry({error:?})")
+}
+
+/// Charges `request` once, however many attempts that takes.
+///
+/// One idempotency key per logical charge, the same for every attempt; at most
+/// `policy.attempts` calls; `policy.delay(retry, rng)` between two of them; the first receipt or
+/// the last error.
+pub async fn charge_with_retries(
+    api: &impl PaymentApi,
+    request: &ChargeRequest,
+    policy: &RetryPolicy,
+    keys: &mut KeyGenerator,
+    rng: &mut impl Rng,
+) -> Result<Receipt, ApiError> {
+    // TODO: mint the key once, before the loop. Then loop: `api.charge(&key, request).await`;
+    // return a receipt; on an error, stop if it is not worth retrying or that was the last
+    // attempt, else sleep `policy.delay(retry, rng)` and try again with the same key.
+    let _ = (api, keys, rng);
+    todo!(
+        "charge_with_retries({request:?}, attempts = {})",
+        policy.attempts
+    )
+}

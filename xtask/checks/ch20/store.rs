@@ -1,0 +1,277 @@
+//! Checks of `IdempotencyStore::handle`: replay, saved errors, parameter mismatch, concurrent
+//! duplicates, independent keys, and expiry.
+
+use std::cell::Cell;
+use std::time::Duration;
+
+use exercise::{DEFAULT_TTL, IdempotencyError, IdempotencyKey, IdempotencyStore};
+use tokio::time::{Instant, sleep};
+
+use crate::support::show;
+
+const MS: Duration = Duration::from_millis(1);
+const SECOND: Duration = Duration::from_secs(1);
+
+type Store = IdempotencyStore<u32, String>;
+type Answer = Result<Result<u32, String>, IdempotencyError>;
+
+/// A request as the checks send it: who pays, how much.
+type Request = (&'static str, u64);
+
+const ADA_10: Request = ("ada", 1_000);
+const ADA_20: Request = ("ada", 2_000);
+
+fn key(text: &str) -> IdempotencyKey {
+    IdempotencyKey::parse(text).expect("a valid key")
+}
+
+/// An operation behind the store: counts how often it runs, takes `latency`, and returns the
+/// outcome each call asks for.
+struct Operation {
+    latency: Duration,
+    runs: Cell<u32>,
+}
+
+impl Operation {
+    fn taking(latency: Duration) -> Self {
+        Self {
+            latency,
+            runs: Cell::new(0),
+        }
+    }
+
+    async fn run(&self, outcome: Result<u32, String>) -> Result<u32, String> {
+        self.runs.set(self.runs.get() + 1);
+        sleep(self.latency).await;
+        outcome
+    }
+
+    fn runs(&self) -> u32 {
+        self.runs.get()
+    }
+}
+
+/// One request through the store: `key`, `request`, and what the operation would return if run.
+async fn send(
+    store: &Store,
+    op: &Operation,
+    key: &IdempotencyKey,
+    request: Request,
+    outcome: Result<u32, String>,
+) -> Answer {
+    store.handle(key, &request, || op.run(outcome)).await
+}
+
+#[tokio::test(start_paused = true)]
+async fn first_response_replayed() {
+    let (store, op, k) = (
+        Store::new(DEFAULT_TTL),
+        Operation::taking(20 * MS),
+        key("k-replay"),
+    );
+    let first = send(&store, &op, &k, ADA_10, Ok(7)).await;
+    assert!(
+        first == Ok(Ok(7)),
+        "the first request with a new key must run the operation and return its outcome, \
+         Ok(Ok(7)); yours returned {first:?} (the operation ran {} time(s))",
+        op.runs(),
+    );
+    for retry in 1..=3 {
+        let answer = send(&store, &op, &k, ADA_10, Ok(7 + retry)).await;
+        assert!(
+            answer == Ok(Ok(7)) && op.runs() == 1,
+            "retry {retry} carried the same key and the same request as the first, which \
+             returned Ok(7): it must get the saved Ok(Ok(7)) without running the operation \
+             again; yours returned {answer:?}, and the operation has run {} time(s) in all",
+            op.runs(),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn errors_saved_and_replayed() {
+    for error in ["500 internal error", "402 card declined"] {
+        let store = Store::new(DEFAULT_TTL);
+        let (op, k) = (Operation::taking(20 * MS), key("k-error"));
+        let first = send(&store, &op, &k, ADA_10, Err(error.to_owned())).await;
+        assert!(
+            first == Ok(Err(error.to_owned())),
+            "the first request's operation failed with Err({error:?}): the store must return \
+             that outcome as Ok(Err({error:?})); yours returned {first:?}",
+        );
+        let retry = send(&store, &op, &k, ADA_10, Ok(8)).await;
+        assert!(
+            retry == first && op.runs() == 1,
+            "the first execution with this key failed with Err({error:?}). Errors are saved \
+             like successes: a retry with the same key must get Ok(Err({error:?})) back \
+             without executing again (the execution began, so it may have had effects); \
+             yours returned {retry:?}, and the operation ran {} time(s)",
+            op.runs(),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn mismatched_parameters_rejected() {
+    let (store, op, k) = (
+        Store::new(DEFAULT_TTL),
+        Operation::taking(20 * MS),
+        key("k-mismatch"),
+    );
+    send(&store, &op, &k, ADA_10, Ok(7)).await;
+    let reused = send(&store, &op, &k, ADA_20, Ok(8)).await;
+    assert!(
+        reused == Err(IdempotencyError::KeyReusedWithDifferentRequest) && op.runs() == 1,
+        "the key was first used to charge ada 1000 cents; the same key with a request for 2000 \
+         cents must be refused with Err(KeyReusedWithDifferentRequest) without running \
+         anything (compare the requests' fingerprints); yours returned {reused:?}, and the \
+         operation ran {} time(s)",
+        op.runs(),
+    );
+    let again = send(&store, &op, &k, ADA_10, Ok(9)).await;
+    assert!(
+        again == Ok(Ok(7)) && op.runs() == 1,
+        "a refusal must leave the key as it was: after the 2000-cent request was refused, the \
+         original 1000-cent request with the same key must still get its saved Ok(Ok(7)); \
+         yours returned {again:?}, and the operation ran {} time(s)",
+        op.runs(),
+    );
+    let still = send(&store, &op, &k, ADA_20, Ok(10)).await;
+    assert!(
+        still == Err(IdempotencyError::KeyReusedWithDifferentRequest),
+        "the 2000-cent request with the key of the 1000-cent charge must be refused every time; \
+         the second time, yours returned {still:?}",
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn concurrent_duplicate_refused() {
+    let (store, op, k) = (
+        Store::new(DEFAULT_TTL),
+        Operation::taking(100 * MS),
+        key("k-race"),
+    );
+    let start = Instant::now();
+    let first = async {
+        let answer = send(&store, &op, &k, ADA_10, Ok(7)).await;
+        (answer, start.elapsed())
+    };
+    let duplicate = async {
+        sleep(10 * MS).await;
+        let answer = send(&store, &op, &k, ADA_10, Ok(8)).await;
+        (answer, start.elapsed())
+    };
+    let ((first, first_at), (duplicate, duplicate_at)) = tokio::join!(first, duplicate);
+    assert!(
+        op.runs() == 1,
+        "a request with the same key arrived 10 ms into the first one's 100 ms execution; the \
+         operation must run once, yet yours ran it {} times (answers: {first:?} at {}, \
+         {duplicate:?} at {}). Mark the key in progress before executing",
+        op.runs(),
+        show(first_at),
+        show(duplicate_at),
+    );
+    assert!(
+        first == Ok(Ok(7)) && first_at == 100 * MS,
+        "the first request should return Ok(Ok(7)) when its execution ends, at 100 ms; yours \
+         returned {first:?} at {}",
+        show(first_at),
+    );
+    assert!(
+        duplicate == Err(IdempotencyError::InProgress) && duplicate_at == 10 * MS,
+        "this store refuses a duplicate that arrives while the first request executes, at once, \
+         with Err(InProgress) (HTTP 409); it does not make it wait. The duplicate came at 10 ms; \
+         yours answered {duplicate:?} at {}",
+        show(duplicate_at),
+    );
+    let later = send(&store, &op, &k, ADA_10, Ok(9)).await;
+    assert!(
+        later == Ok(Ok(7)) && op.runs() == 1,
+        "the 409 refusal must not be saved: once the first request completed, a retry with the \
+         key must get its saved Ok(Ok(7)); yours returned {later:?} (the operation ran {} \
+         time(s))",
+        op.runs(),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn keys_are_independent() {
+    let store = Store::new(DEFAULT_TTL);
+    let op = Operation::taking(100 * MS);
+    let (k1, k2) = (key("k-first-purchase"), key("k-second-purchase"));
+    let start = Instant::now();
+    let first = async {
+        let answer = send(&store, &op, &k1, ADA_10, Ok(7)).await;
+        (answer, start.elapsed())
+    };
+    let second = async {
+        sleep(10 * MS).await;
+        let answer = send(&store, &op, &k2, ADA_10, Ok(8)).await;
+        (answer, start.elapsed())
+    };
+    let ((first, first_at), (second, second_at)) = tokio::join!(first, second);
+    assert!(
+        first == Ok(Ok(7)) && second == Ok(Ok(8)) && op.runs() == 2,
+        "two purchases with equal requests but different keys are two operations: both must run \
+         (keys identify operations, not request contents); yours answered {first:?} and \
+         {second:?}, running the operation {} time(s)",
+        op.runs(),
+    );
+    assert!(
+        first_at == 100 * MS && second_at == 110 * MS,
+        "requests with different keys must not wait for each other: the first (100 ms of work, \
+         from 0 ms) should end at 100 ms and the second (from 10 ms) at 110 ms; yours ended at \
+         {} and {}. Hold the lock only to look up and to save, never across \
+         `execute().await`",
+        show(first_at),
+        show(second_at),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn ttl_expiry() {
+    let (store, op, k) = (
+        Store::new(DEFAULT_TTL),
+        Operation::taking(Duration::ZERO),
+        key("k-ttl"),
+    );
+    send(&store, &op, &k, ADA_10, Ok(1)).await;
+    sleep(DEFAULT_TTL - SECOND).await;
+    let before = send(&store, &op, &k, ADA_10, Ok(2)).await;
+    assert!(
+        before == Ok(Ok(1)) && op.runs() == 1,
+        "with a TTL of 24 h, a retry 1 s before the key expires (23 h 59 min 59 s after its \
+         first use) must still get the saved Ok(Ok(1)); yours returned {before:?}, and the \
+         operation ran {} time(s)",
+        op.runs(),
+    );
+    sleep(2 * SECOND).await;
+    let after = send(&store, &op, &k, ADA_10, Ok(3)).await;
+    assert!(
+        after == Ok(Ok(3)) && op.runs() == 2,
+        "24 h 1 s after its first use the key has expired: the store must treat it as new, run \
+         the operation (which now returns Ok(3)) and return Ok(Ok(3)); yours returned \
+         {after:?}, and the operation ran {} time(s) in all",
+        op.runs(),
+    );
+    let replay = send(&store, &op, &k, ADA_10, Ok(4)).await;
+    assert!(
+        replay == Ok(Ok(3)) && op.runs() == 2,
+        "after the expired key ran again, its new outcome must be saved: the next retry must \
+         get Ok(Ok(3)); yours returned {replay:?} (the operation ran {} time(s) in all)",
+        op.runs(),
+    );
+
+    let ttl = 10 * 60 * SECOND;
+    let (store, op) = (Store::new(ttl), Operation::taking(Duration::ZERO));
+    send(&store, &op, &k, ADA_10, Ok(1)).await;
+    sleep(ttl + SECOND).await;
+    let reused = send(&store, &op, &k, ADA_20, Ok(2)).await;
+    assert!(
+        reused == Ok(Ok(2)) && op.runs() == 2,
+        "with a TTL of 10 min, a key is forgotten entirely once it expires: 10 min 1 s later, a \
+         different request with the same key is a new request and must run, returning \
+         Ok(Ok(2)); yours returned {reused:?} (the operation ran {} time(s) in all)",
+        op.runs(),
+    );
+}
