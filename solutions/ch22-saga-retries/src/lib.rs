@@ -1,0 +1,246 @@
+//! Chapter 22 — Retry design inside a saga: the reference solution.
+//!
+//! The orchestrator is the one place that retries. [`classify_status`] decides which HTTP
+//! failures are worth another attempt, [`full_jitter`] and [`plan_retry`] decide when (or
+//! whether) the next attempt comes, [`Saga::run_step`] runs one step's attempts and keeps its
+//! log line true, and [`Saga::run`] runs the steps in order and, when one gives up, does what
+//! that step's policy says: compensate, stop, or hand the saga to a human.
+
+use std::time::Duration;
+
+use rand::{Rng, RngExt};
+use tokio::time::Instant;
+
+pub mod cancel;
+pub mod error;
+pub mod log;
+pub mod policy;
+pub mod saga;
+pub mod step;
+pub mod stubs;
+pub mod timeline;
+
+pub use cancel::CancelToken;
+pub use error::{ErrorKind, StepError};
+pub use log::{SagaLog, SagaStatus, SharedLog, StepRecord, StepStatus};
+pub use policy::{GiveUp, OnExhausted, Plan, StepPolicy};
+pub use saga::{Action, Saga, StepEnd};
+pub use step::{DEFAULT_CLIENT_RETRIES, Step, StepContext};
+
+#[cfg(test)]
+mod worked_example;
+
+// ANCHOR: classify_status
+/// Whether waiting can fix an HTTP error response.
+///
+/// 408 Request Timeout, 429 Too Many Requests and the 5xx server errors are transient (except
+/// 501 Not Implemented and 505 HTTP Version Not Supported, which no wait will change); with a
+/// `Retry-After` value they become [`ErrorKind::RetryAfter`]. Every other status is permanent:
+/// 400 Bad Request, 401 Unauthorized, 403 Forbidden, 404 Not Found and the rest of 4xx describe
+/// the request, and the same request will fail the same way.
+pub fn classify_status(status: u16, retry_after: Option<Duration>) -> ErrorKind {
+    let transient = match status {
+        408 | 429 => true,
+        501 | 505 => false,
+        500..=599 => true,
+        _ => false,
+    };
+    match (transient, retry_after) {
+        (false, _) => ErrorKind::Permanent,
+        (true, None) => ErrorKind::Transient,
+        (true, Some(delay)) => ErrorKind::RetryAfter(delay),
+    }
+}
+// ANCHOR_END: classify_status
+
+// ANCHOR: full_jitter
+/// Full jitter: a delay drawn uniformly from `[0, min(cap, base · 2^retry)]`, where `retry` is
+/// 0 for the sleep after the first failure. Never overflows, whatever `retry` is.
+pub fn full_jitter(retry: u32, base: Duration, cap: Duration, rng: &mut impl Rng) -> Duration {
+    let ceiling = 2u32
+        .checked_pow(retry)
+        .and_then(|factor| base.checked_mul(factor))
+        .map_or(cap, |exponential| exponential.min(cap));
+    rng.random_range(Duration::ZERO..=ceiling)
+}
+// ANCHOR_END: full_jitter
+
+// ANCHOR: plan_retry
+/// What to do after attempt number `attempt` (counted from 1) failed with `error`, `elapsed`
+/// after the step's first attempt started.
+///
+/// In this order: a permanent error is not retried; after `max_attempts` attempts there is no
+/// other; the wait is the server's `Retry-After` if it sent one, else a full-jitter draw; and a
+/// wait that would end at or past `total_budget` is not started, because the next attempt could
+/// not start in time.
+pub fn plan_retry(
+    policy: &StepPolicy,
+    attempt: u32,
+    error: &StepError,
+    elapsed: Duration,
+    rng: &mut impl Rng,
+) -> Plan {
+    let delay = match error.kind {
+        ErrorKind::Permanent => return Plan::GiveUp(GiveUp::Permanent),
+        _ if attempt >= policy.max_attempts => return Plan::GiveUp(GiveUp::AttemptsUsedUp),
+        ErrorKind::RetryAfter(hint) => hint,
+        ErrorKind::Transient => full_jitter(attempt - 1, policy.base, policy.cap, rng),
+    };
+    if elapsed.saturating_add(delay) >= policy.total_budget {
+        return Plan::GiveUp(GiveUp::OutOfTime);
+    }
+    Plan::RetryIn(delay)
+}
+// ANCHOR_END: plan_retry
+
+impl Saga {
+    // ANCHOR: run_step
+    /// Runs `action` of step number `index` (counted from 0) until it succeeds or gives up,
+    /// keeping the step's log record true at every moment.
+    ///
+    /// - One idempotency key per step, minted on first use and stored in the record; every
+    ///   attempt (and the compensation) carries it.
+    /// - The step's client must not retry on its own: `client_retries = 0`.
+    /// - Each attempt is cut off after `min(per_attempt_timeout, what is left of the budget)`.
+    /// - Before an attempt: `attempt_count`, the in-flight status, no `next_retry_at`. After a
+    ///   failure: `last_error`, and either the waiting status with `next_retry_at` (then the
+    ///   sleep) or `Failed`.
+    /// - The cancel token stops an attempt or a sleep at once.
+    pub async fn run_step(
+        &self,
+        index: usize,
+        action: Action,
+        rng: &mut impl Rng,
+        cancel: &CancelToken,
+    ) -> Result<(), StepEnd> {
+        let step = &self.steps[index];
+        let policy = &step.policy;
+        // One key per step, minted once and kept in the log: every attempt reuses it, and so
+        // does the compensation.
+        let key = self
+            .log
+            .step(index)
+            .idempotency_key
+            .unwrap_or_else(|| format!("{}:{}", self.id, step.name()));
+        self.log.update_step(index, |record| {
+            record.idempotency_key = Some(key.clone());
+            record.attempt_count = 0;
+        });
+        let started = Instant::now();
+
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            self.log.update_step(index, |record| {
+                record.attempt_count = attempt;
+                record.status = action.in_flight();
+                record.next_retry_at = None;
+            });
+            let ctx = StepContext {
+                client_retries: 0,
+                ..StepContext::new(&self.id, step.name(), key.clone(), attempt)
+            };
+            let limit = policy
+                .per_attempt_timeout
+                .min(policy.total_budget.saturating_sub(started.elapsed()));
+            let outcome = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(self.cancelled(index)),
+                outcome = tokio::time::timeout(limit, step.call(action, &ctx)) => {
+                    outcome.unwrap_or_else(|_| Err(StepError::timed_out(limit)))
+                }
+            };
+            let error = match outcome {
+                Ok(()) => {
+                    self.log
+                        .update_step(index, |record| record.status = action.done());
+                    return Ok(());
+                }
+                Err(error) => error,
+            };
+
+            match plan_retry(policy, attempt, &error, started.elapsed(), rng) {
+                Plan::GiveUp(_) => {
+                    self.log.update_step(index, |record| {
+                        record.status = StepStatus::Failed;
+                        record.last_error = Some(error.message.clone());
+                    });
+                    return Err(StepEnd::GaveUp(error));
+                }
+                Plan::RetryIn(delay) => {
+                    let next_attempt_at = Instant::now() + delay;
+                    self.log.update_step(index, |record| {
+                        record.status = action.waiting();
+                        record.next_retry_at = Some(next_attempt_at);
+                        record.last_error = Some(error.message.clone());
+                    });
+                    tokio::select! {
+                        biased;
+                        () = cancel.cancelled() => return Err(self.cancelled(index)),
+                        () = tokio::time::sleep_until(next_attempt_at) => {}
+                    }
+                }
+            }
+        }
+    }
+    // ANCHOR_END: run_step
+
+    /// Marks step `index` as stopped by the cancel token.
+    fn cancelled(&self, index: usize) -> StepEnd {
+        self.log.update_step(index, |record| {
+            record.status = StepStatus::Failed;
+            record.next_retry_at = None;
+            record.last_error = Some("cancelled".to_owned());
+        });
+        StepEnd::Cancelled
+    }
+
+    // ANCHOR: run
+    /// Runs the saga: each step in order, through [`Saga::run_step`]. When a step gives up, its
+    /// own policy's [`OnExhausted`] decides the end. Returns the saga's terminal status, which
+    /// is also the log's.
+    pub async fn run(&self, rng: &mut impl Rng, cancel: &CancelToken) -> SagaStatus {
+        self.set_status(SagaStatus::Running);
+        for index in 0..self.steps.len() {
+            match self.run_step(index, Action::Execute, rng, cancel).await {
+                Ok(()) => continue,
+                Err(StepEnd::Cancelled) => return self.set_status(SagaStatus::Cancelled),
+                Err(StepEnd::GaveUp(_)) => {}
+            }
+            let end = match self.steps[index].policy.on_exhausted {
+                OnExhausted::Stop => SagaStatus::Failed,
+                OnExhausted::HandToHuman => SagaStatus::NeedsHuman,
+                OnExhausted::Compensate => self.compensate_before(index, rng, cancel).await,
+            };
+            return self.set_status(end);
+        }
+        self.set_status(SagaStatus::Completed)
+    }
+
+    /// Undoes the steps before `failed`, newest first, each retried under its own policy.
+    /// The failed step itself never completed, so there is nothing of it to undo.
+    async fn compensate_before(
+        &self,
+        failed: usize,
+        rng: &mut impl Rng,
+        cancel: &CancelToken,
+    ) -> SagaStatus {
+        self.set_status(SagaStatus::Compensating);
+        for index in (0..failed).rev() {
+            match self.run_step(index, Action::Compensate, rng, cancel).await {
+                Ok(()) => {}
+                Err(StepEnd::Cancelled) => return SagaStatus::Cancelled,
+                // A compensation that cannot be done is for an operator to sort out.
+                Err(StepEnd::GaveUp(_)) => return SagaStatus::NeedsHuman,
+            }
+        }
+        SagaStatus::Compensated
+    }
+    // ANCHOR_END: run
+
+    /// Writes the saga's status to the log and returns it.
+    fn set_status(&self, status: SagaStatus) -> SagaStatus {
+        self.log.update(|log| log.status = status);
+        status
+    }
+}

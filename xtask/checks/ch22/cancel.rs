@@ -1,0 +1,73 @@
+//! Checks that the cancel token stops a saga at once, during a sleep or during an attempt.
+
+use std::time::Duration;
+
+use exercise::{CancelToken, OnExhausted, Saga, SagaStatus, StepPolicy, StepStatus};
+
+use super::fixture::{Act, Recorder, SEC, TICK, policy, run_with};
+use crate::support::show;
+
+/// A token that a spawned task cancels `after` from now, on tokio's clock.
+fn cancelled_after(after: Duration) -> CancelToken {
+    let token = CancelToken::new();
+    let canceller = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(after).await;
+        canceller.cancel();
+    });
+    token
+}
+
+async fn cancelled_run(script: Act, what: &str) {
+    let policy = StepPolicy {
+        per_attempt_timeout: 5 * SEC,
+        on_exhausted: OnExhausted::Compensate,
+        ..policy()
+    };
+    let first = Recorder::new("inventory");
+    let step = Recorder::scripted("payment", [script]);
+    let saga = Saga::new("order-1")
+        .step(first.clone(), policy.clone())
+        .step(step.clone(), policy);
+    let cancel_at = 3 * SEC;
+    let token = cancelled_after(cancel_at);
+    let run = run_with(&saga, 1, &token, Duration::from_secs(600)).await;
+    let (status, ended) = run.as_ref().map_or((None, None), |run| {
+        (Some(run.status), Some(run.at(run.ended)))
+    });
+    let record = saga.log().step(1);
+    assert!(
+        status == Some(SagaStatus::Cancelled)
+            && ended.is_some_and(|ended| ended >= cancel_at && ended <= cancel_at + TICK)
+            && step.attempts() == 1
+            && first.calls().len() == 1,
+        "the payment step {what}; the token is cancelled 3 s in, so the saga must stop at \
+         once: return Cancelled at 3 s after 1 payment attempt, with nothing compensated. Race \
+         the attempt and the sleep against cancel.cancelled() with tokio::select!. Yours \
+         returned {status:?} at {} after {} payment attempt(s) and {} inventory call(s)",
+        ended.map_or("no time at all (it never returned)".to_owned(), show),
+        step.attempts(),
+        first.calls().len(),
+    );
+    assert!(
+        record.status == StepStatus::Failed && record.last_error.as_deref() == Some("cancelled"),
+        "a cancelled step's record must say status Failed with last_error \"cancelled\"; yours \
+         says {:?} with {:?}",
+        record.status,
+        record.last_error,
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn during_sleep() {
+    cancelled_run(
+        Act::RetryAfter(10 * SEC),
+        "fails at once with Retry-After: 10 s, so the orchestrator sleeps",
+    )
+    .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn during_attempt() {
+    cancelled_run(Act::Hang, "hangs (its timeout is 5 s)").await;
+}

@@ -1,0 +1,101 @@
+//! Checks of which failures the orchestrator retries, and how many times.
+
+use exercise::{OnExhausted, Saga, SagaStatus, StepPolicy, StepStatus};
+
+use super::fixture::{Act, Recorder, policy, run};
+use crate::support::show;
+
+fn stopping(max_attempts: u32) -> StepPolicy {
+    StepPolicy {
+        max_attempts,
+        on_exhausted: OnExhausted::Stop,
+        ..policy()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_place() {
+    for max_attempts in [3, 5] {
+        let step = Recorder::scripted("shipping", [Act::Transient]);
+        let saga = Saga::new("order-1").step(step.clone(), stopping(max_attempts));
+        run(&saga, 1).await;
+        let client_retries: Vec<u32> = step
+            .calls()
+            .iter()
+            .map(|call| call.ctx.client_retries)
+            .collect();
+        assert!(
+            step.service_calls() == max_attempts as usize,
+            "a step whose service always fails transiently, with max_attempts = {max_attempts}, \
+             must reach that service exactly {max_attempts} times; yours reached it {} times in \
+             {} attempt(s), with client_retries = {client_retries:?} in the StepContexts. Each \
+             retrying layer multiplies the others: the step's client library must not retry \
+             on its own (client_retries: 0), and the orchestrator must stop after max_attempts",
+            step.service_calls(),
+            step.attempts(),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn permanent_not_retried() {
+    let cases = [
+        (vec![Act::Permanent], 1, "fails permanently at once"),
+        (
+            vec![Act::Transient, Act::Permanent],
+            2,
+            "fails transiently, then permanently",
+        ),
+    ];
+    for (script, expected, case) in cases {
+        let step = Recorder::scripted("payment", script);
+        let saga = Saga::new("order-2").step(step.clone(), stopping(5));
+        let run = run(&saga, 2).await;
+        let waited_after = run.ended
+            - step
+                .attempt_instants()
+                .last()
+                .copied()
+                .unwrap_or(run.started);
+        assert!(
+            step.attempts() == expected && waited_after.is_zero(),
+            "a step that {case} must be attempted {expected} time(s) and given up on at once \
+             (max_attempts = 5): a permanent error will not go away by waiting. Yours made {} \
+             attempt(s) and returned {} after the last one",
+            step.attempts(),
+            show(waited_after),
+        );
+        assert_eq!(
+            run.status,
+            SagaStatus::Failed,
+            "after a permanent error, a step whose policy says Stop ends the saga Failed; yours \
+             ended it {:?}",
+            run.status,
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn transient_until_success() {
+    let payment = Recorder::scripted("payment", [Act::Transient, Act::Transient, Act::Ok]);
+    let shipping = Recorder::new("shipping");
+    let saga = Saga::new("order-3")
+        .step(payment.clone(), stopping(5))
+        .step(shipping.clone(), stopping(5));
+    let run = run(&saga, 3).await;
+    let record = &run.final_log().steps[0];
+    assert!(
+        payment.attempts() == 3
+            && shipping.attempts() == 1
+            && record.status == StepStatus::Succeeded
+            && run.status == SagaStatus::Completed,
+        "a payment step that fails twice transiently and then succeeds (max_attempts = 5) \
+         must be attempted 3 times and end Succeeded, then shipping runs once and the saga ends \
+         Completed; yours made {} payment attempt(s) (status {:?}), {} shipping attempt(s), \
+         and the saga ended {:?}",
+        payment.attempts(),
+        record.status,
+        shipping.attempts(),
+        run.status,
+    );
+}

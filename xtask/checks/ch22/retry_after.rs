@@ -1,0 +1,74 @@
+//! Checks that a server's Retry-After is honoured, within the step's budget.
+
+use exercise::{OnExhausted, Saga, StepPolicy, StepStatus};
+
+use super::fixture::{Act, MS, Recorder, SEC, TICK, policy, run};
+use crate::support::{gaps, show, show_all};
+
+#[tokio::test(start_paused = true)]
+async fn honoured() {
+    // A hint longer than the cap is still honoured: the server knows best, and it fits the budget.
+    for hint in [1_500 * MS, 5 * SEC] {
+        for seed in 0..5 {
+            let step = Recorder::scripted("payment", [Act::RetryAfter(hint), Act::Ok]);
+            let policy = StepPolicy {
+                base: 100 * MS,
+                cap: SEC,
+                total_budget: 60 * SEC,
+                on_exhausted: OnExhausted::Stop,
+                ..policy()
+            };
+            let saga = Saga::new("order-1").step(step.clone(), policy);
+            let run = run(&saga, seed).await;
+            let gaps = gaps(&step.attempt_instants());
+            let first = gaps.first().copied().unwrap_or_default();
+            assert!(
+                gaps.len() == 1 && first >= hint && first <= hint + TICK,
+                "the first attempt failed with `Retry-After: {}` (base 100 ms, cap 1 s, budget \
+                 60 s); the second attempt must come exactly {} later, the server's hint \
+                 instead of a jittered backoff. Yours made {} attempt(s), with sleeps {} (seed \
+                 {seed}; the saga ended {:?})",
+                show(hint),
+                show(hint),
+                step.attempts(),
+                show_all(&gaps, 4),
+                run.status,
+            );
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn past_budget_gives_up() {
+    for seed in 0..5 {
+        let step = Recorder::scripted("payment", [Act::Transient, Act::RetryAfter(30 * SEC)]);
+        let policy = StepPolicy {
+            max_attempts: 5,
+            base: 100 * MS,
+            cap: SEC,
+            total_budget: 10 * SEC,
+            on_exhausted: OnExhausted::Stop,
+            ..policy()
+        };
+        let saga = Saga::new("order-2").step(step.clone(), policy);
+        let run = run(&saga, seed).await;
+        let instants = step.attempt_instants();
+        let last = instants.last().copied().unwrap_or(run.started);
+        let record = &run.final_log().steps[0];
+        assert!(
+            step.attempts() == 2 && run.ended == last && record.status == StepStatus::Failed,
+            "the second attempt failed with `Retry-After: 30 s` at {}, but the step's budget is \
+             10 s: waiting 30 s would end past it, and coming back earlier would ignore the \
+             server. Give up at once. Yours made {} attempt(s) (at {}), returned {} after the \
+             last one, and left the step {:?}",
+            show(run.at(instants.get(1).copied().unwrap_or(run.started))),
+            step.attempts(),
+            show_all(
+                &instants.iter().map(|at| run.at(*at)).collect::<Vec<_>>(),
+                6
+            ),
+            show(run.ended - last),
+            record.status,
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! Checks of the saga log, read while the saga runs: after each attempt, during each attempt,
+//! and at the end.
+
+use std::time::Duration;
+
+use exercise::{OnExhausted, Saga, SagaLog, StepPolicy, StepRecord, StepStatus};
+use tokio::time::Instant;
+
+use super::fixture::{Act, MS, Recorder, Run, SEC, TICK, policy, run};
+use crate::support::show;
+
+const LATENCY: Duration = Duration::from_millis(100);
+
+fn stopping() -> StepPolicy {
+    StepPolicy {
+        max_attempts: 5,
+        base: 200 * MS,
+        cap: SEC,
+        on_exhausted: OnExhausted::Stop,
+        ..policy()
+    }
+}
+
+/// The step's record as last seen strictly before `before`, with the instant it was seen.
+fn seen_before(run: &Run, before: Instant) -> Option<(Instant, &StepRecord)> {
+    run.snapshots
+        .iter()
+        .filter(|(at, _)| *at < before)
+        .last()
+        .map(|(at, log): &(Instant, SagaLog)| (*at, &log.steps[0]))
+}
+
+fn show_record(run: &Run, record: &StepRecord) -> String {
+    format!(
+        "status {:?}, attempt_count {}, next_retry_at {}, last_error {:?}",
+        record.status,
+        record.attempt_count,
+        record.next_retry_at.map_or("None".to_owned(), |at| format!(
+            "{} into the run",
+            show(run.at(at))
+        )),
+        record.last_error,
+    )
+}
+
+/// A payment step whose calls take 100 ms and fail three times before one succeeds.
+async fn flaky_run(seed: u64) -> (std::sync::Arc<Recorder>, Run) {
+    let step = Recorder::slow(
+        "payment",
+        LATENCY,
+        [Act::Transient, Act::Transient, Act::Transient, Act::Ok],
+    );
+    let saga = Saga::new("order-1").step(step.clone(), stopping());
+    let run = run(&saga, seed).await;
+    (step, run)
+}
+
+#[tokio::test(start_paused = true)]
+async fn between_attempts() {
+    for seed in 0..10 {
+        let (step, run) = flaky_run(seed).await;
+        let calls = step.calls();
+        assert_eq!(
+            calls.len(),
+            4,
+            "the step fails three times, then succeeds: 4 attempts"
+        );
+        for (n, pair) in calls.windows(2).enumerate() {
+            let attempt = n as u32 + 1;
+            let failed_at = pair[0].at + LATENCY;
+            let next_at = pair[1].at;
+            let Some((seen_at, record)) =
+                seen_before(&run, next_at).filter(|(at, _)| *at >= failed_at)
+            else {
+                panic!(
+                    "attempt {attempt} failed at {}, and attempt {} started at {}; in between, \
+                     the log must say the step is waiting, but yours did not change after the \
+                     failure (seed {seed})",
+                    show(run.at(failed_at)),
+                    attempt + 1,
+                    show(run.at(next_at)),
+                );
+            };
+            let next_ok = record
+                .next_retry_at
+                .is_some_and(|due| due <= next_at && next_at <= due + TICK);
+            assert!(
+                record.status == StepStatus::Retrying
+                    && record.attempt_count == attempt
+                    && next_ok
+                    && record.last_error == pair[0].error,
+                "between attempt {attempt} (failed at {}) and attempt {} (started at {}), the \
+                 step's record must say: status Retrying, attempt_count {attempt}, \
+                 next_retry_at = when attempt {} starts ({} into the run), last_error = {:?}. \
+                 Write all four after the failure and before the sleep. At {} yours said: {} \
+                 (seed {seed})",
+                show(run.at(failed_at)),
+                attempt + 1,
+                show(run.at(next_at)),
+                attempt + 1,
+                show(run.at(next_at)),
+                pair[0].error,
+                show(run.at(seen_at)),
+                show_record(&run, record),
+            );
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn during_attempt() {
+    for seed in 0..10 {
+        let (step, run) = flaky_run(seed).await;
+        for (n, call) in step.calls().iter().enumerate() {
+            let attempt = n as u32 + 1;
+            let answer_at = call.at + LATENCY;
+            let seen = seen_before(&run, answer_at).filter(|(at, _)| *at >= call.at);
+            let Some((_, record)) = seen else {
+                panic!(
+                    "attempt {attempt} ran from {} to {}; the log must say so while it runs, \
+                     but yours did not change when it started (seed {seed})",
+                    show(run.at(call.at)),
+                    show(run.at(answer_at)),
+                );
+            };
+            assert!(
+                record.status == StepStatus::Running
+                    && record.attempt_count == attempt
+                    && record.next_retry_at.is_none(),
+                "while attempt {attempt} is in flight (from {}), the step's record must say: \
+                 status Running, attempt_count {attempt} (counted before the call, so a crash \
+                 mid-call leaves the truth behind), next_retry_at None (no retry is scheduled). \
+                 Yours said: {} (seed {seed})",
+                show(run.at(call.at)),
+                show_record(&run, record),
+            );
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn final_fields() {
+    let (_, succeeded) = flaky_run(1).await;
+    let record = &succeeded.final_log().steps[0];
+    assert!(
+        record.status == StepStatus::Succeeded
+            && record.attempt_count == 4
+            && record.next_retry_at.is_none(),
+        "a step that succeeds on its 4th attempt must end with status Succeeded, attempt_count \
+         4 and next_retry_at None; yours ended with {}",
+        show_record(&succeeded, record),
+    );
+
+    let step = Recorder::slow("payment", LATENCY, [Act::Transient]);
+    let policy = StepPolicy {
+        max_attempts: 3,
+        ..stopping()
+    };
+    let saga = Saga::new("order-2").step(step.clone(), policy);
+    let run = run(&saga, 2).await;
+    let record = &run.final_log().steps[0];
+    let last_error = step.calls().last().and_then(|call| call.error.clone());
+    assert!(
+        record.status == StepStatus::Failed
+            && record.attempt_count == 3
+            && record.next_retry_at.is_none()
+            && record.last_error == last_error
+            && record.idempotency_key.is_some(),
+        "a step that fails all 3 of its attempts must end with status Failed, attempt_count 3, \
+         next_retry_at None (nothing is scheduled), last_error = the last attempt's {:?}, and \
+         its idempotency key; yours ended with {} and key {:?}",
+        last_error,
+        show_record(&run, record),
+        record.idempotency_key,
+    );
+}
