@@ -250,6 +250,16 @@ mod tests {
     use crate::harness::{CompileError, CompileFailure};
     use crate::runner::Outcome;
 
+    fn test_chapter() -> crate::workbook::Chapter {
+        crate::workbook::Chapter {
+            id: "ch01".to_owned(),
+            slug: "strong-medicine".to_owned(),
+            title: "Retries are strong medicine".to_owned(),
+            ready: true,
+            weight: 1,
+        }
+    }
+
     fn row(id: &str, points: u32, outcome: Outcome) -> CheckResult {
         CheckResult {
             id: id.to_owned(),
@@ -316,7 +326,7 @@ mod tests {
             results: Vec::new(),
             score: 0,
             max_score: 10,
-            ..Report::missing_for_tests()
+            ..Report::empty(&test_chapter(), "a test".to_owned(), String::new(), 0)
         };
         vec![
             ChapterGrade {

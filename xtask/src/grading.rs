@@ -104,50 +104,49 @@ impl Report {
 }
 
 impl Report {
-    /// The report of a chapter whose crate is not there at all: nothing compiled, no points.
-    pub fn missing(chapter: &Chapter, rubric: &Rubric, path: String) -> Self {
+    /// A report with nothing graded yet: not compiled, no results, no points.
+    pub fn empty(chapter: &Chapter, graded: String, graded_path: String, max_score: u32) -> Self {
         Self {
             schema: REPORT_SCHEMA,
             chapter: chapter.id.clone(),
             title: chapter.title.clone(),
-            graded: "a missing crate".to_owned(),
-            graded_path: path.clone(),
+            graded,
+            graded_path,
             compiled: false,
-            compile_failure: Some(CompileFailure {
-                errors: Vec::new(),
-                cargo_output: format!("{path} does not exist"),
-            }),
+            compile_failure: None,
             results: Vec::new(),
             score: 0,
-            max_score: rubric.max_points(),
+            max_score,
             passed: false,
             compile_ms: 0,
             run_ms: 0,
             start_here: None,
         }
     }
-}
 
-#[cfg(test)]
-impl Report {
-    /// An empty report for tests to fill in.
-    pub fn missing_for_tests() -> Self {
-        Self {
-            schema: REPORT_SCHEMA,
-            chapter: String::new(),
-            title: String::new(),
-            graded: "a test".to_owned(),
-            graded_path: String::new(),
-            compiled: false,
-            compile_failure: None,
-            results: Vec::new(),
-            score: 0,
-            max_score: 0,
-            passed: false,
-            compile_ms: 0,
-            run_ms: 0,
-            start_here: None,
-        }
+    /// The report of a chapter whose crate is not there at all: nothing compiled, no points.
+    pub fn missing(chapter: &Chapter, rubric: &Rubric, path: String) -> Self {
+        let mut report = Self::empty(
+            chapter,
+            "a missing crate".to_owned(),
+            path.clone(),
+            rubric.max_points(),
+        );
+        report.compile_failure = Some(CompileFailure {
+            errors: Vec::new(),
+            cargo_output: format!("{path} does not exist"),
+        });
+        report
+    }
+
+    /// The report of `graded` for `chapter`, before anything has run.
+    pub fn start(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric, graded: &Graded) -> Self {
+        Self::empty(
+            chapter,
+            graded.label.clone(),
+            display_path(workbook, &graded.dir),
+            rubric.max_points(),
+        )
     }
 }
 
@@ -166,22 +165,7 @@ pub fn grade(request: &Request) -> Result<Report> {
     }
     let harness_dir = harness::prepare(workbook, chapter, rubric, graded)?;
     let built = harness::build(workbook, &harness_dir, graded, color)?;
-    let mut report = Report {
-        schema: REPORT_SCHEMA,
-        chapter: chapter.id.clone(),
-        title: chapter.title.clone(),
-        graded: graded.label.clone(),
-        graded_path: display_path(workbook, &graded.dir),
-        compiled: false,
-        compile_failure: None,
-        results: Vec::new(),
-        score: 0,
-        max_score: rubric.max_points(),
-        passed: false,
-        compile_ms: 0,
-        run_ms: 0,
-        start_here: None,
-    };
+    let mut report = Report::start(workbook, chapter, rubric, graded);
     let built = match built {
         Ok(built) => built,
         Err(failure) => {
@@ -225,10 +209,13 @@ pub fn grade(request: &Request) -> Result<Report> {
                 }),
         );
     }
+    // One scratch folder per grading process, so two gradings of one chapter (a `watch` and a
+    // `check`, say) never share the checks' working folders.
     let scratch = workbook
         .work_dir()
         .join("runs")
-        .join(harness_dir.file_name().unwrap_or_default());
+        .join(harness_dir.file_name().unwrap_or_default())
+        .join(std::process::id().to_string());
     let mut checks_dirs = rubric.dirs();
     checks_dirs.push(workbook.root.join("xtask/checks"));
     let started = Instant::now();
@@ -242,6 +229,8 @@ pub fn grade(request: &Request) -> Result<Report> {
         parallel,
     )?;
     report.run_ms = started.elapsed().as_millis() as u64;
+    // The checks are done with their folders; a failure to clean up only costs disk space.
+    let _ = std::fs::remove_dir_all(&scratch);
 
     let headings = page_headings(&workbook.page(chapter));
     for (check, run) in rubric.checks.iter().zip(&runs) {

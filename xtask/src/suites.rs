@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::grading::{CheckKind, CheckResult, REPORT_SCHEMA, Report, Request, display_path};
+use crate::grading::{CheckKind, CheckResult, Report, Request, display_path};
 use crate::harness::{self, Graded};
 use crate::mutants::{self, Mutant};
 use crate::runner::{Outcome, read_head};
@@ -43,22 +43,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         color,
         ..
     } = *request;
-    let mut report = Report {
-        schema: REPORT_SCHEMA,
-        chapter: chapter.id.clone(),
-        title: chapter.title.clone(),
-        graded: graded.label.clone(),
-        graded_path: display_path(workbook, &graded.dir),
-        compiled: false,
-        compile_failure: None,
-        results: Vec::new(),
-        score: 0,
-        max_score: rubric.max_points(),
-        passed: false,
-        compile_ms: 0,
-        run_ms: 0,
-        start_here: None,
-    };
+    let mut report = Report::start(workbook, chapter, rubric, graded);
     // The code under test always comes from the shipped exercise: the suite meets the real code.
     let shipped = workbook.exercise_dir(chapter);
     let mut under_test = Vec::new();
@@ -81,6 +66,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         .map(|n| n.to_string_lossy().replace('-', "_"))
         .unwrap_or_default();
     let package = format!("{}_suite_{key}", chapter.crate_name());
+    let _lock = crate::manifest_toml::FolderLock::acquire(&base)?;
     let learner_path = display_path(workbook, &graded.dir);
 
     let correct = mutants::Mutant::unchanged();
@@ -288,7 +274,7 @@ fn build_and_run(
         elapsed: Duration::ZERO,
         peak_memory_kib: 0,
     };
-    let scratch = dir.join("run");
+    let scratch = dir.join("runs").join(std::process::id().to_string());
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     for (target, binary) in &built.binaries {
         let mut command = Command::new(binary);

@@ -103,6 +103,13 @@ pub fn grade_chapter(
 ) -> Result<Report> {
     let rubric = Rubric::for_chapter(workbook, chapter, target.checks_dir.as_deref())
         .with_context(|| format!("loading the checks of {}", chapter.id))?;
+    // A mutant's crate is one folder per chapter, rewritten for each mutant: one grading at a time.
+    let _lock = match &target.mutant {
+        Some(_) => Some(crate::manifest_toml::FolderLock::acquire(
+            &workbook.work_dir().join("mutants").join(&chapter.id),
+        )?),
+        None => None,
+    };
     let graded = graded_crate(workbook, chapter, target)?;
     grading::grade(&Request {
         workbook,
