@@ -181,7 +181,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
     report.passed = results.iter().all(|r| r.outcome.passed());
     report.results = results;
     if !report.passed {
-        report.start_here = Some(format!("{learner_path}/src (your tests)"));
+        report.start_here = Some(format!("{learner_path}/{} (your tests)", spec.suite));
     }
     Ok(report)
 }

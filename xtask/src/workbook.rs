@@ -269,6 +269,22 @@ pub struct LearnerTests {
     /// The real time the suite may take on the correct code (virtual time makes it fast).
     #[serde(default = "default_suite_ms")]
     pub max_suite_ms: u64,
+    /// The file the learner writes the tests in (it ships without tests).
+    #[serde(default = "default_suite_file")]
+    pub suite: String,
+}
+
+fn default_suite_file() -> String {
+    "src/suite.rs".to_owned()
+}
+
+impl Rubric {
+    /// The file the learner edits: the suite of a learner-tests chapter, else `src/lib.rs`.
+    pub fn learner_file(&self) -> &str {
+        self.learner_tests
+            .as_ref()
+            .map_or("src/lib.rs", |spec| spec.suite.as_str())
+    }
 }
 
 fn default_suite_ms() -> u64 {

@@ -17,6 +17,7 @@ mod ch07;
 mod ch08;
 mod ch09;
 mod ch10;
+mod ch12;
 mod ch16;
 mod figure;
 mod path;
@@ -44,6 +45,7 @@ const CHAPTERS: &[fn() -> Vec<Figure>] = &[
     ch08::figures,
     ch09::figures,
     ch10::figures,
+    ch12::figures,
     ch16::figures,
 ];
 

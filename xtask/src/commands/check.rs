@@ -211,10 +211,23 @@ fn next_steps(
         "Read {} (`cargo xtask book --open`), edit {}, and run `cargo xtask check {}` again \
          (or `cargo xtask watch {}` to re-check on every save). Stuck? `cargo xtask hint {}`.\n",
         grading::display_path(workbook, &workbook.page(chapter)),
-        grading::display_path(workbook, &workbook.exercise_dir(chapter).join("src/lib.rs")),
+        grading::display_path(
+            workbook,
+            &workbook
+                .exercise_dir(chapter)
+                .join(learner_file(workbook, chapter, target)),
+        ),
         chapter.id,
         chapter.id,
         chapter.id,
     ));
     text
+}
+
+/// The file the learner works in for `chapter` under `target`'s rubric.
+fn learner_file(workbook: &Workbook, chapter: &Chapter, target: &TargetArgs) -> String {
+    Rubric::for_chapter(workbook, chapter, target.checks_dir.as_deref()).map_or_else(
+        |_| "src/lib.rs".to_owned(),
+        |rubric| rubric.learner_file().to_owned(),
+    )
 }

@@ -227,12 +227,26 @@ fn verify_structure(
         text.contains(&solution_include),
         format!("{id}: the page includes its worked example from the solution crate"),
     );
-    let lib = workbook.exercise_dir(chapter).join("src/lib.rs");
-    let shipped = std::fs::read_to_string(&lib).unwrap_or_default();
-    findings.expect(
-        shipped.contains("todo!("),
-        format!("{id}: the exercise has todo!()s to replace"),
-    );
+    let learner_file = workbook.exercise_dir(chapter).join(rubric.learner_file());
+    let shipped = std::fs::read_to_string(&learner_file).unwrap_or_default();
+    if rubric.learner_tests.is_some() {
+        let has_tests = shipped
+            .lines()
+            .map(str::trim_start)
+            .any(|line| line.starts_with("#[test]") || line.starts_with("#[tokio::test"));
+        findings.expect(
+            !has_tests,
+            format!(
+                "{id}: the exercise's {} ships with no tests",
+                rubric.learner_file()
+            ),
+        );
+    } else {
+        findings.expect(
+            shipped.contains("todo!("),
+            format!("{id}: the exercise has todo!()s to replace"),
+        );
+    }
     let solution_sources = rust_files(&workbook.solution_dir(chapter).join("src"))?;
     let unfinished = solution_sources.iter().any(|file| {
         std::fs::read_to_string(file)

@@ -1,0 +1,400 @@
+//! Checks of the refactored stack, `Frontend -> Service -> Repository -> backend`: who retries,
+//! how often the backend is called, what happens to "overloaded; don't retry", and who waits.
+//!
+//! The checks bring their own backend and their own counters between the layers (they do not
+//! rely on the exercise's stubs), and build the stack with the learner's constructors.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use exercise::{CallError, Downstream, Frontend, Repository, RetryPolicy, Service};
+use tokio::time::Instant;
+
+use crate::support::{gaps, show, show_all};
+
+/// The frontend's attempts in the checks that use the standard policy.
+const ATTEMPTS: u32 = 4;
+/// How long a request may run (virtual time) before the checks call it a retry loop that never
+/// ends.
+const HOUR: Duration = Duration::from_secs(3_600);
+
+/// The checks' backend: fails its first calls as scripted, then fails with `afterwards` or
+/// answers, and records when each call arrived.
+struct Script {
+    failures: Vec<CallError>,
+    afterwards: Option<CallError>,
+    arrivals: RefCell<Vec<Instant>>,
+}
+
+impl Script {
+    fn new(failures: &[CallError], afterwards: Option<CallError>) -> Self {
+        Self {
+            failures: failures.to_vec(),
+            afterwards,
+            arrivals: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn healthy() -> Self {
+        Self::new(&[], None)
+    }
+
+    fn down() -> Self {
+        Self::new(&[], Some(CallError::Unavailable))
+    }
+
+    fn overloaded() -> Self {
+        Self::new(&[], Some(CallError::Overloaded))
+    }
+
+    fn failing_first(failures: usize) -> Self {
+        Self::new(&vec![CallError::Unavailable; failures], None)
+    }
+}
+
+impl Downstream for Script {
+    async fn call(&self) -> Result<u32, CallError> {
+        let mut arrivals = self.arrivals.borrow_mut();
+        arrivals.push(Instant::now());
+        let call = arrivals.len();
+        match self.failures.get(call - 1).copied().or(self.afterwards) {
+            Some(error) => Err(error),
+            None => Ok(call as u32),
+        }
+    }
+}
+
+/// A counter between two layers: records when each call to the wrapped layer arrived.
+struct Hop<D> {
+    inner: D,
+    arrivals: RefCell<Vec<Instant>>,
+}
+
+impl<D> Hop<D> {
+    fn new(inner: D) -> Self {
+        Self {
+            inner,
+            arrivals: RefCell::new(Vec::new()),
+        }
+    }
+}
+
+impl<D: Downstream> Downstream for Hop<D> {
+    async fn call(&self) -> Result<u32, CallError> {
+        self.arrivals.borrow_mut().push(Instant::now());
+        self.inner.call().await
+    }
+}
+
+/// What one request did.
+struct Run {
+    /// The frontend's answer, or `None` if it was still retrying after an hour of virtual time.
+    result: Option<Result<u32, CallError>>,
+    /// When each call arrived at the service, the repository and the backend.
+    to_service: Vec<Instant>,
+    to_repository: Vec<Instant>,
+    to_backend: Vec<Instant>,
+    started: Instant,
+    returned: Instant,
+}
+
+impl Run {
+    fn counts(&self) -> (usize, usize, usize) {
+        (
+            self.to_service.len(),
+            self.to_repository.len(),
+            self.to_backend.len(),
+        )
+    }
+
+    /// The calls at each hop, for a message.
+    fn hops(&self) -> String {
+        let (service, repository, backend) = self.counts();
+        format!(
+            "frontend→service {service}, service→repository {repository}, repository→backend \
+             {backend} call(s)"
+        )
+    }
+
+    fn outcome(&self) -> String {
+        match self.result {
+            Some(result) => format!("{result:?}"),
+            None => "no answer: it was still retrying after an hour (virtual time)".to_owned(),
+        }
+    }
+}
+
+/// Sends one request through `Frontend -> Service -> Repository -> backend`, built with the
+/// learner's constructors, with a counter in front of the service and of the repository.
+async fn run(backend: Script, policy: RetryPolicy) -> Run {
+    let repository = Hop::new(Repository::new(&backend));
+    let service = Hop::new(Service::new(&repository));
+    let frontend = Frontend::new(&service, policy);
+    let started = Instant::now();
+    let result = tokio::time::timeout(HOUR, frontend.call()).await.ok();
+    let returned = Instant::now();
+    let to_service = service.arrivals.borrow().clone();
+    let to_repository = repository.arrivals.borrow().clone();
+    let to_backend = backend.arrivals.borrow().clone();
+    Run {
+        result,
+        to_service,
+        to_repository,
+        to_backend,
+        started,
+        returned,
+    }
+}
+
+/// A policy of `attempts` calls with the standard base and cap.
+fn policy(attempts: u32, seed: u64) -> RetryPolicy {
+    RetryPolicy::new(
+        attempts,
+        RetryPolicy::STANDARD_BASE,
+        RetryPolicy::STANDARD_CAP,
+        seed,
+    )
+}
+
+/// `min(cap, base · 2^retry)` with the standard base (50 ms) and cap (500 ms).
+fn ceiling(retry: u32) -> Duration {
+    let base = RetryPolicy::STANDARD_BASE;
+    base.saturating_mul(1u32 << retry.min(20))
+        .min(RetryPolicy::STANDARD_CAP)
+}
+
+/// What a count of backend calls suggests, for a message.
+fn diagnose(run: &Run, attempts: usize) -> &'static str {
+    let (service, repository, backend) = run.counts();
+    if backend == attempts.pow(3) && attempts > 1 {
+        "that is every layer still retrying on its own, so the attempts multiply"
+    } else if service == 1 && backend > 1 {
+        "the frontend made one call and a layer below it retried: the one retry belongs in the \
+         frontend"
+    } else if repository != service || backend != repository {
+        "a layer below the frontend still retries"
+    } else if service > attempts {
+        "the frontend made more attempts than its policy allows (`policy.attempts()` counts \
+         calls, not retries)"
+    } else {
+        "the frontend gave up early"
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn outage_backend_calls() {
+    for attempts in [ATTEMPTS, 3, 1] {
+        let run = run(Script::down(), policy(attempts, 7)).await;
+        let expected = attempts as usize;
+        assert!(
+            run.to_backend.len() == expected,
+            "in a total outage (every backend call fails with Unavailable) one request should \
+             reach the backend once per attempt of the frontend, {expected} time(s) with a \
+             policy of {attempts} attempt(s); yours reached it {} time(s) ({}); {}",
+            run.to_backend.len(),
+            run.hops(),
+            diagnose(&run, expected),
+        );
+        assert!(
+            run.result == Some(Err(CallError::Unavailable)),
+            "in a total outage the request should fail with the last error, \
+             Err(Unavailable), after {expected} backend call(s); yours returned {} ({})",
+            run.outcome(),
+            run.hops(),
+        );
+    }
+}
+
+/// Who retried an overload, or hid it, for a message.
+fn overload_diagnosis(run: &Run, expected: usize) -> &'static str {
+    let (service, repository, backend) = run.counts();
+    let below = repository > service || backend > repository;
+    let top = service > expected;
+    if run.result == Some(Err(CallError::Unavailable)) {
+        ": a layer below the frontend turned the overload signal into an ordinary failure; pass \
+         errors up unchanged"
+    } else if below && top {
+        ": every layer retried it"
+    } else if below {
+        ": a layer below the frontend retried it"
+    } else if top {
+        ": the frontend retried it; ask `error.is_retryable()` before retrying"
+    } else {
+        ""
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn overload_not_retried() {
+    let cases = [
+        (
+            Script::overloaded(),
+            1,
+            "answers every call with Overloaded",
+        ),
+        (
+            Script::new(&[CallError::Unavailable], Some(CallError::Overloaded)),
+            2,
+            "fails once with Unavailable, then answers Overloaded",
+        ),
+    ];
+    for (backend, expected, case) in cases {
+        let run = run(backend, policy(ATTEMPTS, 7)).await;
+        let waited_after_overload =
+            run.returned - run.to_backend.last().copied().unwrap_or(run.started);
+        assert!(
+            run.to_backend.len() == expected && run.result == Some(Err(CallError::Overloaded)),
+            "\"overloaded; don't retry\" must not be retried by any layer: with a backend that \
+             {case}, the request should reach it {expected} time(s) and fail with \
+             Err(Overloaded) at once; yours reached it {} time(s) ({}) and returned {}{}",
+            run.to_backend.len(),
+            run.hops(),
+            run.outcome(),
+            overload_diagnosis(&run, expected),
+        );
+        assert!(
+            waited_after_overload.is_zero(),
+            "with a backend that {case}, the request should return as soon as the backend \
+             answers Overloaded; yours waited another {} before returning",
+            show(waited_after_overload),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn transient_recovers_at_top() {
+    for failures in [2, 1, 3] {
+        let run = run(Script::failing_first(failures), policy(ATTEMPTS, 7)).await;
+        let calls = failures + 1;
+        let expected = Some(Ok(calls as u32));
+        if run.result == expected && run.to_service.len() == 1 {
+            panic!(
+                "a backend that fails {failures} time(s) with Unavailable and then answers \
+                 should be retried by the frontend, the one place that retries: {calls} calls \
+                 from the frontend to the service, one backend call each. Your stack recovered, \
+                 but below the top: {}",
+                run.hops(),
+            );
+        }
+        assert!(
+            run.result == expected && run.counts() == (calls, calls, calls),
+            "a backend that fails {failures} time(s) with Unavailable and then answers should \
+             give {expected:?}: the frontend retries the transient failures, {calls} calls in \
+             all, one call per layer each; yours returned {} ({}){}",
+            run.outcome(),
+            run.hops(),
+            if run.to_backend.len() == 1 {
+                ": nobody retried the transient failure"
+            } else {
+                ""
+            },
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn lower_layers_call_once() {
+    let cases = [
+        (Script::healthy(), "is healthy"),
+        (Script::failing_first(2), "fails twice, then answers"),
+        (Script::down(), "is down (every call fails)"),
+        (Script::overloaded(), "is overloaded"),
+    ];
+    for (backend, case) in cases {
+        let run = run(backend, policy(ATTEMPTS, 7)).await;
+        let (service, repository, backend) = run.counts();
+        assert!(
+            service >= 1 && repository == service && backend == repository,
+            "each call the frontend makes must pass down the stack as exactly one call per \
+             layer: the service calls the repository once, the repository calls the backend \
+             once. With a backend that {case}, the frontend called the service {service} \
+             time(s), the service called the repository {repository} time(s), and the \
+             repository called the backend {backend} time(s){}",
+            if service == 0 {
+                ": the frontend never called the service"
+            } else {
+                ": a layer below the frontend still retries"
+            },
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn only_top_layer_waits() {
+    const SEEDS: u64 = 100;
+    let mut sleeps_by_retry: Vec<Vec<Duration>> = vec![Vec::new(); ATTEMPTS as usize - 1];
+    for seed in 0..SEEDS {
+        let run = run(Script::down(), RetryPolicy::standard(seed)).await;
+        assert!(
+            run.counts() == (4, 4, 4),
+            "to see who waits, a request in a total outage should make 4 calls at every hop; \
+             yours made {} (seed {seed})",
+            run.hops(),
+        );
+        for (attempt, ((to_service, to_repository), to_backend)) in run
+            .to_service
+            .iter()
+            .zip(&run.to_repository)
+            .zip(&run.to_backend)
+            .enumerate()
+        {
+            let below = (*to_repository - *to_service).max(*to_backend - *to_service);
+            assert!(
+                below.is_zero(),
+                "a call from the frontend should go down the stack without waiting: only the \
+                 frontend sleeps, between its attempts. Attempt {} reached the backend {} after \
+                 it reached the service (seed {seed})",
+                attempt + 1,
+                show(below),
+            );
+        }
+        let before_first = run.to_service[0] - run.started;
+        assert!(
+            before_first.is_zero(),
+            "the frontend's first call should go out at once; yours came after {} (seed {seed})",
+            show(before_first),
+        );
+        let sleeps = gaps(&run.to_service);
+        for (retry, sleep) in sleeps.iter().enumerate() {
+            let limit = ceiling(retry as u32);
+            assert!(
+                *sleep <= limit,
+                "the frontend's sleep before retry {} should be a full-jitter draw of at most {} \
+                 (`policy.sleep_before_retry({retry})`, counted from 0); yours slept {} (seed \
+                 {seed}, sleeps {})",
+                retry + 1,
+                show(limit),
+                show(*sleep),
+                show_all(&sleeps, 4),
+            );
+            sleeps_by_retry[retry].push(*sleep);
+        }
+        let trailing = run.returned - run.to_service[3];
+        assert!(
+            trailing.is_zero(),
+            "after its last attempt failed, the frontend should return the error at once; yours \
+             waited another {} (seed {seed})",
+            show(trailing),
+        );
+    }
+    for (retry, sleeps) in sleeps_by_retry.iter().enumerate() {
+        let limit = ceiling(retry as u32);
+        let mean = sleeps.iter().sum::<Duration>() / SEEDS as u32;
+        assert!(
+            mean >= limit / 4 && mean <= limit * 3 / 4,
+            "the frontend should back off before every retry with a full-jitter sleep, uniform \
+             in [0, {}] before retry {}, so about {} on average; over {SEEDS} seeded requests \
+             yours averaged {}{}",
+            show(limit),
+            retry + 1,
+            show(limit / 2),
+            show(mean),
+            if mean.is_zero() {
+                ": it retried at once. Call `self.policy.sleep_before_retry(retry).await` \
+                 between two attempts"
+            } else {
+                ""
+            },
+        );
+    }
+}
