@@ -1,0 +1,377 @@
+//! Shared helpers of chapter 21's checks (no checks of its own): a scripted step that records
+//! every call with what the saga log said at that moment, and a runner with a virtual-time guard.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use exercise::{
+    BoxFuture, CompensationPolicy, ErrorKind, Saga, SagaLog, SagaOutcome, Step, StepContext,
+    StepError, StepFailure, StepRecord, StepStatus,
+};
+use tokio::time::Instant;
+
+use crate::support::{seeded, show};
+
+pub const MS: Duration = Duration::from_millis(1);
+
+/// tokio's timer fires on the first 1 ms tick at or after a deadline, so a sleep of `d` on the
+/// paused clock lasts between `d` and `d + 1 ms`.
+pub const TICK: Duration = MS;
+
+/// How long (on the paused clock) a saga may run before the check stops it.
+pub const GUARD_TIME: Duration = Duration::from_secs(3_600);
+
+/// After this many calls of one compensation, a step that "always fails" succeeds, so that an
+/// orchestrator without a retry limit ends (and fails the check) instead of running forever.
+pub const GUARD_CALLS: u32 = 100;
+
+/// The policy of every check: 4 attempts, waits under 100 ms, 200 ms, 400 ms (cap 1 s).
+pub fn policy() -> CompensationPolicy {
+    CompensationPolicy {
+        max_attempts: 4,
+        base: 100 * MS,
+        cap: 1_000 * MS,
+    }
+}
+
+/// `min(cap, base · 2^retry)` for [`policy`], computed here rather than trusted to the crate.
+pub fn ceiling(retry: u32) -> Duration {
+    let policy = policy();
+    policy
+        .base
+        .saturating_mul(1 << retry.min(20))
+        .min(policy.cap)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Execute,
+    Compensate,
+}
+
+/// One call a scripted step received.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// When, on the paused clock, measured from the start of the run.
+    pub at: Duration,
+    pub step: String,
+    pub kind: Kind,
+    /// The attempt number the orchestrator put in the context.
+    pub attempt: u32,
+    /// The step's own log record at the moment of the call.
+    pub seen: StepRecord,
+}
+
+impl Call {
+    pub fn label(&self) -> String {
+        let kind = match self.kind {
+            Kind::Execute => "execute",
+            Kind::Compensate => "compensate",
+        };
+        format!("{}.{kind}", self.step)
+    }
+}
+
+/// What a step does: how its execution ends, and how many of its compensations fail.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub name: &'static str,
+    /// `Some(kind)`: every call of `execute` fails with `kind`.
+    pub execute_error: Option<ErrorKind>,
+    /// The first `compensate_failures` calls of `compensate` fail with `compensate_kind`
+    /// (`u32::MAX`: every call, up to [`GUARD_CALLS`]).
+    pub compensate_failures: u32,
+    pub compensate_kind: ErrorKind,
+}
+
+/// A step whose every call succeeds.
+pub fn ok(name: &'static str) -> Spec {
+    Spec {
+        name,
+        execute_error: None,
+        compensate_failures: 0,
+        compensate_kind: ErrorKind::Transient,
+    }
+}
+
+/// A step whose execution fails with `kind`.
+pub fn fails(name: &'static str, kind: ErrorKind) -> Spec {
+    Spec {
+        execute_error: Some(kind),
+        ..ok(name)
+    }
+}
+
+impl Spec {
+    /// The first `times` compensations fail with `kind`.
+    pub fn compensation_fails(self, times: u32, kind: ErrorKind) -> Self {
+        Self {
+            compensate_failures: times,
+            compensate_kind: kind,
+            ..self
+        }
+    }
+
+    /// Every compensation fails with `kind`.
+    pub fn compensation_stuck(self, kind: ErrorKind) -> Self {
+        self.compensation_fails(u32::MAX, kind)
+    }
+}
+
+/// The message of the error a scripted call fails with.
+pub fn error_message(step: &str, kind: Kind, call: u32) -> String {
+    match kind {
+        Kind::Execute => format!("{step} execute failed (call {call})"),
+        Kind::Compensate => format!("{step} compensate failed (call {call})"),
+    }
+}
+
+struct Scripted {
+    spec: Spec,
+    index: usize,
+    log: SagaLog,
+    start: Instant,
+    calls: Arc<Mutex<Vec<Call>>>,
+    executions: AtomicU32,
+    compensations: AtomicU32,
+}
+
+impl Scripted {
+    fn call(&self, kind: Kind, attempt: u32) -> Result<(), StepError> {
+        let seen = self.log.records().get(self.index).cloned();
+        let seen = seen.unwrap_or_else(|| StepRecord::pending(self.spec.name));
+        self.calls
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(Call {
+                at: self.start.elapsed(),
+                step: self.spec.name.to_owned(),
+                kind,
+                attempt,
+                seen,
+            });
+        let (counter, failing) = match kind {
+            Kind::Execute => (&self.executions, self.spec.execute_error),
+            Kind::Compensate => {
+                let fails =
+                    self.compensations.load(Ordering::SeqCst) < self.spec.compensate_failures;
+                (
+                    &self.compensations,
+                    fails.then_some(self.spec.compensate_kind),
+                )
+            }
+        };
+        let call = counter.fetch_add(1, Ordering::SeqCst) + 1;
+        let guard_reached = kind == Kind::Compensate && call > GUARD_CALLS;
+        match failing {
+            Some(kind_of_error) if !guard_reached => {
+                let message = error_message(self.spec.name, kind, call);
+                Err(StepError {
+                    kind: kind_of_error,
+                    message,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Step for Scripted {
+    fn name(&self) -> &str {
+        self.spec.name
+    }
+
+    fn execute(&self, ctx: &StepContext) -> BoxFuture<'_, Result<(), StepError>> {
+        let attempt = ctx.attempt;
+        Box::pin(async move { self.call(Kind::Execute, attempt) })
+    }
+
+    fn compensate(&self, ctx: &StepContext) -> BoxFuture<'_, Result<(), StepError>> {
+        let attempt = ctx.attempt;
+        Box::pin(async move { self.call(Kind::Compensate, attempt) })
+    }
+}
+
+/// The record of one saga run.
+pub struct Run {
+    /// `None` if the saga was still running after [`GUARD_TIME`] of virtual time.
+    pub outcome: Option<SagaOutcome>,
+    pub calls: Vec<Call>,
+    pub log: Vec<StepRecord>,
+    /// When `run` returned, on the paused clock, from the start.
+    pub returned: Duration,
+}
+
+/// Runs a saga of these steps, in order, under [`policy`], with a seeded generator.
+pub async fn run(specs: &[Spec], seed: u64) -> Run {
+    let start = Instant::now();
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let mut saga = Saga::new("order-21", policy());
+    let log = saga.log();
+    for (index, spec) in specs.iter().enumerate() {
+        saga = saga.step(Scripted {
+            spec: spec.clone(),
+            index,
+            log: log.clone(),
+            start,
+            calls: calls.clone(),
+            executions: AtomicU32::new(0),
+            compensations: AtomicU32::new(0),
+        });
+    }
+    let mut rng = seeded(seed);
+    let outcome = tokio::time::timeout(GUARD_TIME, saga.run(&mut rng))
+        .await
+        .ok();
+    let returned = start.elapsed();
+    let calls = calls
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone();
+    Run {
+        outcome,
+        calls,
+        log: log.records(),
+        returned,
+    }
+}
+
+impl Run {
+    /// Every call as `"step.action"`, in order.
+    pub fn labels(&self) -> Vec<String> {
+        self.calls.iter().map(Call::label).collect()
+    }
+
+    /// The calls of one kind to one step.
+    pub fn calls_to(&self, step: &str, kind: Kind) -> Vec<&Call> {
+        self.calls
+            .iter()
+            .filter(|call| call.step == step && call.kind == kind)
+            .collect()
+    }
+
+    pub fn count(&self, step: &str, kind: Kind) -> usize {
+        self.calls_to(step, kind).len()
+    }
+
+    /// The steps compensated, in the order their first compensation call came.
+    pub fn compensation_order(&self) -> Vec<String> {
+        let mut order: Vec<String> = Vec::new();
+        for call in self
+            .calls
+            .iter()
+            .filter(|call| call.kind == Kind::Compensate)
+        {
+            if !order.contains(&call.step) {
+                order.push(call.step.clone());
+            }
+        }
+        order
+    }
+
+    /// The steps executed, in order.
+    pub fn execution_order(&self) -> Vec<String> {
+        self.calls
+            .iter()
+            .filter(|call| call.kind == Kind::Execute)
+            .map(|call| call.step.clone())
+            .collect()
+    }
+
+    pub fn statuses(&self) -> Vec<StepStatus> {
+        self.log.iter().map(|record| record.status).collect()
+    }
+
+    /// The outcome for a message.
+    pub fn outcome_text(&self) -> String {
+        match &self.outcome {
+            Some(outcome) => describe(outcome),
+            None => format!("still running after {} of virtual time", show(GUARD_TIME)),
+        }
+    }
+}
+
+/// An outcome in the words of a message: its variant and every field.
+pub fn describe(outcome: &SagaOutcome) -> String {
+    match outcome {
+        SagaOutcome::Completed => "Completed".to_owned(),
+        SagaOutcome::Compensated {
+            failed,
+            compensated,
+        } => format!(
+            "Compensated {{ failed: {}, compensated: {} }}",
+            failure(failed),
+            list(compensated)
+        ),
+        SagaOutcome::NeedsHuman {
+            failed,
+            stuck,
+            compensated,
+        } => {
+            let stuck: Vec<String> = stuck.iter().map(failure).collect();
+            format!(
+                "NeedsHuman {{ failed: {}, stuck: [{}], compensated: {} }}",
+                failure(failed),
+                stuck.join(", "),
+                list(compensated)
+            )
+        }
+    }
+}
+
+fn failure(failure: &StepFailure) -> String {
+    format!(
+        "{} ({} error {:?})",
+        failure.step, failure.error.kind, failure.error.message
+    )
+}
+
+/// A list of names for a message: `[payment, inventory]`.
+pub fn list<S: AsRef<str>>(names: &[S]) -> String {
+    let mut text = String::from("[");
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        let _ = write!(text, "{}", name.as_ref());
+    }
+    text.push(']');
+    text
+}
+
+/// Statuses for a message: `[compensated, failed, pending]`.
+pub fn statuses(statuses: &[StepStatus]) -> String {
+    let names: Vec<String> = statuses.iter().map(ToString::to_string).collect();
+    list(&names)
+}
+
+/// The stuck steps of an outcome, if it is `NeedsHuman`.
+pub fn stuck(outcome: &Option<SagaOutcome>) -> Option<&Vec<StepFailure>> {
+    match outcome {
+        Some(SagaOutcome::NeedsHuman { stuck, .. }) => Some(stuck),
+        _ => None,
+    }
+}
+
+/// The `compensated` list of an outcome that has one.
+pub fn compensated(outcome: &Option<SagaOutcome>) -> Option<&Vec<String>> {
+    match outcome {
+        Some(
+            SagaOutcome::Compensated { compensated, .. }
+            | SagaOutcome::NeedsHuman { compensated, .. },
+        ) => Some(compensated),
+        _ => None,
+    }
+}
+
+/// The failed step of an outcome that has one.
+pub fn failed(outcome: &Option<SagaOutcome>) -> Option<&StepFailure> {
+    match outcome {
+        Some(SagaOutcome::Compensated { failed, .. } | SagaOutcome::NeedsHuman { failed, .. }) => {
+            Some(failed)
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,113 @@
+//! Checks of the saga log: each step's status at the end, while its compensation is in flight,
+//! and the errors and attempts it records.
+
+use exercise::ErrorKind::{Permanent, Transient};
+use exercise::StepStatus::{
+    self, Compensated, Compensating, CompensationFailed, Failed, Pending, Succeeded,
+};
+
+use super::fixture::{Kind, Spec, error_message, fails, ok, run, statuses};
+
+#[tokio::test(start_paused = true)]
+async fn statuses_at_end() {
+    let cases: [(&str, Vec<Spec>, Vec<StepStatus>); 4] = [
+        (
+            "all three steps succeed",
+            vec![ok("inventory"), ok("payment"), ok("shipping")],
+            vec![Succeeded, Succeeded, Succeeded],
+        ),
+        (
+            "shipping fails and both compensations succeed",
+            vec![ok("inventory"), ok("payment"), fails("shipping", Permanent)],
+            vec![Compensated, Compensated, Failed],
+        ),
+        (
+            "payment (step 2 of 4) fails",
+            vec![
+                ok("inventory"),
+                fails("payment", Permanent),
+                ok("shipping"),
+                ok("invoice"),
+            ],
+            vec![Compensated, Failed, Pending, Pending],
+        ),
+        (
+            "invoice fails and shipping's compensation keeps failing",
+            vec![
+                ok("inventory"),
+                ok("payment"),
+                ok("shipping").compensation_stuck(Transient),
+                fails("invoice", Permanent),
+            ],
+            vec![Compensated, Compensated, CompensationFailed, Failed],
+        ),
+    ];
+    for (story, steps, expected) in cases {
+        let run = run(&steps, 9).await;
+        assert!(
+            run.statuses() == expected,
+            "when {story}, the log must end with the statuses {} (one per step, in order); \
+             yours ends with {}",
+            statuses(&expected),
+            statuses(&run.statuses()),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn compensating_in_flight() {
+    let steps = [
+        ok("inventory"),
+        ok("payment").compensation_fails(2, Transient),
+        fails("shipping", Permanent),
+    ];
+    let run = run(&steps, 10).await;
+    for (number, call) in run.calls_to("payment", Kind::Compensate).iter().enumerate() {
+        let attempt = number as u32 + 1;
+        let seen = &call.seen;
+        assert!(
+            seen.status == Compensating && seen.compensation_attempts == attempt,
+            "while attempt {attempt} of payment's compensation was in flight, its log record \
+             said status = {}, compensation_attempts = {}; it must say compensating, {attempt}: \
+             write the record before the call, so a reader sees the compensation under way",
+            seen.status,
+            seen.compensation_attempts,
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn errors_recorded() {
+    let steps = [
+        ok("inventory"),
+        ok("payment").compensation_stuck(Transient),
+        fails("shipping", Permanent),
+    ];
+    let run = run(&steps, 11).await;
+    let forward = error_message("shipping", Kind::Execute, 1);
+    let shipping = &run.log[2];
+    assert!(
+        shipping.last_error.as_deref() == Some(forward.as_str()),
+        "shipping's execution failed with {forward:?}: its log record's last_error must hold \
+         that message; yours holds {:?}",
+        shipping.last_error,
+    );
+    let last = error_message("payment", Kind::Compensate, 4);
+    let payment = &run.log[1];
+    assert!(
+        payment.compensation_attempts == 4 && payment.last_error.as_deref() == Some(last.as_str()),
+        "payment's compensation failed 4 times and was handed to a human: its log record must \
+         say compensation_attempts = 4 and last_error = {last:?}, the last error, for the \
+         operator; yours says compensation_attempts = {}, last_error = {:?}",
+        payment.compensation_attempts,
+        payment.last_error,
+    );
+    let inventory = &run.log[0];
+    assert!(
+        inventory.compensation_attempts == 1 && inventory.last_error.is_none(),
+        "inventory's compensation succeeded on its first attempt: its record must say \
+         compensation_attempts = 1 and no last_error; yours says {}, {:?}",
+        inventory.compensation_attempts,
+        inventory.last_error,
+    );
+}
