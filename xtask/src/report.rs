@@ -158,7 +158,7 @@ pub fn explain(outcome: &Outcome) -> String {
         ),
         Outcome::Crashed { reason } => format!("crashed: {reason}"),
         Outcome::OutputFlood { limit_bytes } => format!(
-            "printed more than {} MiB of output and was stopped; remove the printing from the loop",
+            "printed more than {} MiB of output (a check may print at most that much); remove the printing from the loop",
             limit_bytes / (1024 * 1024)
         ),
         Outcome::Missing => {

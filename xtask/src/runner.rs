@@ -170,7 +170,12 @@ fn run_together(
         "--color",
         "never",
     ]);
-    let finished = sandbox::run(command, limits, &stdout, &scratch.join("all.stderr"))?;
+    let stderr = scratch.join("all.stderr");
+    let finished = sandbox::run(command, limits, &stdout, &stderr)?;
+    if printed_too_much(&[&stdout, &stderr], limits) {
+        // Every test runs alone again, where the flood is pinned on the test that made it.
+        return Ok(HashMap::new());
+    }
     let output = read_head(&stdout, 1024 * 1024);
     let passed: Vec<String> = output
         .lines()
@@ -228,13 +233,26 @@ fn run_one(
     let finished = sandbox::run(command, planned.limits, &stdout, &stderr)?;
     let out = read_head(&stdout, 256 * 1024);
     let err = read_head(&stderr, 256 * 1024);
-    let outcome = interpret(&finished.ending, planned.limits, &out, &err, checks_dirs);
+    let outcome = if printed_too_much(&[&stdout, &stderr], planned.limits) {
+        Outcome::OutputFlood {
+            limit_bytes: planned.limits.output_bytes,
+        }
+    } else {
+        interpret(&finished.ending, planned.limits, &out, &err, checks_dirs)
+    };
     Ok(TestRun {
         name: planned.name.clone(),
         outcome,
         elapsed: finished.elapsed,
         peak_memory_kib: finished.peak_memory_kib,
     })
+}
+
+/// True when any of the output files is over the output limit.
+fn printed_too_much(files: &[&Path], limits: Limits) -> bool {
+    files
+        .iter()
+        .any(|file| std::fs::metadata(file).is_ok_and(|meta| meta.len() > limits.output_bytes))
 }
 
 pub fn read_head(path: &Path, limit: u64) -> String {

@@ -15,9 +15,14 @@ use anyhow::{Context, Result};
 pub struct Limits {
     pub wall: Duration,
     pub memory_bytes: u64,
-    /// The most a process may write to its stdout or stderr (or any file).
+    /// The most a check may print (stdout and stderr each). Any file the process writes (a
+    /// check's SQLite database, say) may grow to `FILE_SIZE_FACTOR` times this before the
+    /// kernel stops it; the grader compares the output files with the limit itself.
     pub output_bytes: u64,
 }
+
+/// How much larger than the output limit any one file of a check may grow.
+pub const FILE_SIZE_FACTOR: u64 = 8;
 
 /// How the process ended.
 #[derive(Debug)]
@@ -57,7 +62,7 @@ pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -
     unsafe {
         command.pre_exec(move || {
             set_limit(libc::RLIMIT_AS, memory_bytes)?;
-            set_limit(libc::RLIMIT_FSIZE, output_bytes)?;
+            set_limit(libc::RLIMIT_FSIZE, output_bytes * FILE_SIZE_FACTOR)?;
             set_limit(libc::RLIMIT_CPU, cpu_seconds)?;
             set_limit(libc::RLIMIT_CORE, 0)?;
             Ok(())

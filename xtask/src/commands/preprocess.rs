@@ -159,6 +159,7 @@ fn collect_references(
     content: &str,
     references: &mut BTreeMap<String, (String, Vec<String>)>,
 ) {
+    let mut items: Vec<String> = Vec::new();
     let mut inside = false;
     for line in content.lines() {
         if line.starts_with("## ") {
@@ -171,25 +172,42 @@ fn collect_references(
         if !inside {
             continue;
         }
-        if let Some(item) = line
-            .trim_start()
-            .strip_prefix("- ")
-            .or_else(|| line.trim_start().strip_prefix("* "))
-        {
-            let key: String = item
-                .to_lowercase()
-                .chars()
-                .filter(|c| c.is_alphanumeric())
-                .take(60)
-                .collect();
-            let entry = references
-                .entry(key)
-                .or_insert_with(|| (item.trim().to_owned(), Vec::new()));
-            if !entry.1.contains(&chapter.id) {
-                entry.1.push(chapter.id.clone());
+        if let Some(item) = list_item(line) {
+            items.push(item.trim().to_owned());
+        } else if line.starts_with(' ') && !line.trim().is_empty() {
+            // An item that wraps onto the next lines.
+            if let Some(last) = items.last_mut() {
+                last.push(' ');
+                last.push_str(line.trim());
             }
         }
     }
+    for item in items {
+        let key: String = item
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .take(60)
+            .collect();
+        let entry = references
+            .entry(key)
+            .or_insert_with(|| (item.clone(), Vec::new()));
+        if !entry.1.contains(&chapter.id) {
+            entry.1.push(chapter.id.clone());
+        }
+    }
+}
+
+/// The text of a bulleted (`- `, `* `) or numbered (`1. `) list item.
+fn list_item(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    if let Some(item) = line.strip_prefix("- ").or_else(|| line.strip_prefix("* ")) {
+        return Some(item);
+    }
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    (digits > 0)
+        .then(|| line[digits..].strip_prefix(". "))
+        .flatten()
 }
 
 fn references_list(references: &BTreeMap<String, (String, Vec<String>)>) -> String {
@@ -204,6 +222,14 @@ fn references_list(references: &BTreeMap<String, (String, Vec<String>)>) -> Stri
 #[cfg(test)]
 mod tests {
     use super::mentions;
+
+    #[test]
+    fn list_items_are_bulleted_or_numbered() {
+        assert_eq!(super::list_item("- AWS blog"), Some("AWS blog"));
+        assert_eq!(super::list_item("12. RFC 9110"), Some("RFC 9110"));
+        assert_eq!(super::list_item("2024 was a year."), None);
+        assert_eq!(super::list_item("plain text"), None);
+    }
 
     #[test]
     fn terms_match_whole_words_only() {

@@ -1,0 +1,153 @@
+//! The checks on PostgreSQL: every scenario of `scenarios.rs` in a schema of its own, and one
+//! that only PostgreSQL needs: row locks, and claims that skip the rows others are claiming.
+//!
+//! Without `WORKBOOK_POSTGRES_URL` each check only reads `PostgresStore::claim_sql()` and passes
+//! with a note that it skipped the database.
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use exercise::{OutboxStore, PostgresStore};
+
+use crate::fixture::{
+    Db, LEASE, PostgresDb, T0, ids, ids_of, lease, many_rows, skip_postgres, with_postgres,
+};
+use crate::scenarios;
+use crate::support::{catch, show};
+
+#[test]
+fn claims_only_due_rows() {
+    with_postgres("claims_only_due_rows", scenarios::claims_only_due_rows);
+}
+
+#[test]
+fn claims_oldest_first_up_to_limit() {
+    with_postgres("claims_oldest_first", scenarios::claims_oldest_first_up_to_limit);
+}
+
+#[test]
+fn writes_the_lease() {
+    with_postgres("writes_the_lease", scenarios::writes_the_lease);
+}
+
+#[test]
+fn skips_rows_under_a_valid_lease() {
+    with_postgres("skips_valid_leases", scenarios::skips_rows_under_a_valid_lease);
+}
+
+#[test]
+fn reclaims_expired_leases() {
+    with_postgres("reclaims_expired_leases", scenarios::reclaims_expired_leases);
+}
+
+#[test]
+fn mark_sent_requires_the_lease() {
+    with_postgres("mark_sent_requires_lease", scenarios::mark_sent_requires_the_lease);
+}
+
+#[test]
+fn expired_lease_cannot_mark() {
+    with_postgres("expired_lease_cannot_mark", scenarios::expired_lease_cannot_mark);
+}
+
+#[test]
+fn reschedule_gives_the_row_back() {
+    with_postgres("reschedule_gives_back", scenarios::reschedule_gives_the_row_back);
+}
+
+/// The run of four workers (scenarios::run_workers), made once per process and judged by four
+/// checks: whichever check comes first runs it, the others read its report.
+fn workers(check: impl FnOnce(&scenarios::Report)) {
+    static RUN: OnceLock<Result<scenarios::Report, String>> = OnceLock::new();
+    let Some(url) = PostgresStore::url_from_env() else {
+        return skip_postgres();
+    };
+    let run = RUN.get_or_init(|| catch(|| scenarios::run_workers(&PostgresDb::new(url, "workers"))));
+    check(run.as_ref().unwrap_or_else(|message| panic!("{message}")));
+}
+
+#[test]
+fn every_row_published_at_least_once() {
+    workers(scenarios::every_row_published_at_least_once);
+}
+
+#[test]
+fn no_row_held_by_two_workers() {
+    workers(scenarios::no_row_held_by_two_workers);
+}
+
+#[test]
+fn crashed_leases_are_reclaimed() {
+    workers(scenarios::crashed_leases_are_reclaimed);
+}
+
+#[test]
+fn nothing_is_lost() {
+    workers(scenarios::nothing_is_lost);
+}
+
+/// How long the learner's claim may wait for a row lock before PostgreSQL cancels it.
+const STATEMENT_TIMEOUT: Duration = Duration::from_millis(500);
+
+#[test]
+fn skips_locked_rows() {
+    with_postgres("skips_locked_rows", |db| {
+        db.seed(&many_rows(10));
+        let mut holder = db.main();
+        let mut other = db.connect();
+        other
+            .client()
+            .batch_execute(&format!(
+                "SET statement_timeout = {}",
+                STATEMENT_TIMEOUT.as_millis()
+            ))
+            .unwrap_or_else(|error| panic!("setting statement_timeout failed: {error}"));
+        // Another worker is in the middle of its claim: rows 1 to 4 are locked, not committed.
+        let mut transaction = holder
+            .client()
+            .transaction()
+            .unwrap_or_else(|error| panic!("beginning the check's transaction failed: {error}"));
+        transaction
+            .execute(
+                "WITH due AS (SELECT id FROM outbox ORDER BY id LIMIT 4 FOR UPDATE)
+                 UPDATE outbox SET locked_by = 'h', locked_until = $1
+                   FROM due WHERE outbox.id = due.id",
+                &[&(T0 + LEASE)],
+            )
+            .unwrap_or_else(|error| panic!("the check's own claim failed: {error}"));
+        let started = Instant::now();
+        let result = catch(|| other.claim_due("a", T0, LEASE, 4));
+        let waited = started.elapsed();
+        transaction
+            .commit()
+            .unwrap_or_else(|error| panic!("committing the check's claim failed: {error}"));
+        drop(holder);
+        let claimed = match result {
+            Ok(Ok(rows)) => rows,
+            Ok(Err(error)) => panic!(
+                "while another transaction was claiming rows [1, 2, 3, 4] (locked, not yet \
+                 committed), worker \"a\"'s claim_due waited {} and failed: {error}. A claim \
+                 must not wait for rows another claim holds: pick with FOR UPDATE SKIP LOCKED, \
+                 so it takes the next free rows at once (the check cancels a statement after {})",
+                show(waited),
+                show(STATEMENT_TIMEOUT),
+            ),
+            Err(message) => panic!("claim_due(worker = \"a\", now = T0, …) panicked: {message}"),
+        };
+        assert!(
+            ids_of(&claimed) == [5, 6, 7, 8],
+            "while another transaction was claiming rows [1, 2, 3, 4], worker \"a\" claimed \
+             with limit 4 and got {}; expected the next free rows [5, 6, 7, 8]",
+            ids(&ids_of(&claimed)),
+        );
+        for row in db.rows().iter().take(4) {
+            assert!(
+                row.locked_by.as_deref() == Some("h"),
+                "rows [1, 2, 3, 4] were claimed by the other transaction, but after both claims \
+                 row {} has {}",
+                row.id,
+                lease(row),
+            );
+        }
+    });
+}
