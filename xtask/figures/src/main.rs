@@ -18,6 +18,7 @@ mod ch08;
 mod ch09;
 mod ch10;
 mod ch12;
+mod ch13;
 mod ch16;
 mod figure;
 mod path;
@@ -46,6 +47,7 @@ const CHAPTERS: &[fn() -> Vec<Figure>] = &[
     ch09::figures,
     ch10::figures,
     ch12::figures,
+    ch13::figures,
     ch16::figures,
 ];
 

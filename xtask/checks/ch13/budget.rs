@@ -1,0 +1,290 @@
+//! Checks of `RetryBudget` alone, one thread: validation, and A6's arithmetic event by event.
+
+use exercise::{BudgetError, RetryBudget};
+
+use crate::support::catch;
+
+/// Half a thousandth: the budget counts to three decimal places, so a reading this close to the
+/// expected count is that count.
+const EXACT: f64 = 0.000_5;
+
+/// One event applied to a budget, for the messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    Failure,
+    Success,
+}
+
+/// A budget with valid settings, or a failure that names the call.
+pub fn budget(max_tokens: f64, token_ratio: f64) -> RetryBudget {
+    match catch(|| RetryBudget::new(max_tokens, token_ratio)) {
+        Ok(Ok(budget)) => budget,
+        Ok(Err(error)) => panic!(
+            "RetryBudget::new({max_tokens}, {token_ratio}) returned Err({error:?}), but these \
+             settings are valid"
+        ),
+        Err(message) => panic!("RetryBudget::new({max_tokens}, {token_ratio}) panicked: {message}"),
+    }
+}
+
+/// Applies `event` to `budget`, turning a panic into a message.
+pub fn apply(budget: &RetryBudget, event: Event) {
+    let outcome = match event {
+        Event::Failure => catch(|| budget.on_failure()),
+        Event::Success => catch(|| budget.on_success()),
+    };
+    if let Err(message) = outcome {
+        let call = match event {
+            Event::Failure => "on_failure()",
+            Event::Success => "on_success()",
+        };
+        panic!("{call} panicked: {message}");
+    }
+}
+
+/// The budget's count, turning a panic into a message.
+pub fn tokens(budget: &RetryBudget) -> f64 {
+    catch(|| budget.tokens()).unwrap_or_else(|message| panic!("tokens() panicked: {message}"))
+}
+
+/// The budget's answer, turning a panic into a message.
+pub fn can_retry(budget: &RetryBudget) -> bool {
+    catch(|| budget.can_retry()).unwrap_or_else(|message| panic!("can_retry() panicked: {message}"))
+}
+
+fn same(got: f64, expected: f64) -> bool {
+    (got - expected).abs() < EXACT
+}
+
+/// `n` events of one kind, written for a message: "3 failures".
+fn count(n: usize, event: Event) -> String {
+    let noun = match (event, n) {
+        (Event::Failure, 1) => "failure",
+        (Event::Failure, _) => "failures",
+        (Event::Success, 1) => "success",
+        (Event::Success, _) => "successes",
+    };
+    format!("{n} {noun}")
+}
+
+/// Runs `steps` (a number of events of one kind, then the count expected after each of them)
+/// and fails at the first count that differs.
+fn expect_counts(max_tokens: f64, token_ratio: f64, steps: &[(Event, &[f64])], rule: &str) {
+    let budget = budget(max_tokens, token_ratio);
+    let mut history: Vec<String> = Vec::new();
+    for &(event, expected_counts) in steps {
+        for (done, &expected) in expected_counts.iter().enumerate() {
+            apply(&budget, event);
+            let got = tokens(&budget);
+            if !same(got, expected) {
+                history.push(count(done + 1, event));
+                panic!(
+                    "{rule}: with RetryBudget::new({max_tokens}, {token_ratio}), after {} the \
+                     count should be {expected:.3} tokens; yours is {got:.3}",
+                    history.join(", then "),
+                );
+            }
+        }
+        history.push(count(expected_counts.len(), event));
+    }
+}
+
+#[test]
+fn rejects_invalid_settings() {
+    let bad_max = [0.0, -10.0, 1_000.5, 1e9, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
+    for max_tokens in bad_max {
+        let outcome = catch(|| RetryBudget::new(max_tokens, 0.1).map(|_| ()));
+        assert!(
+            matches!(outcome, Ok(Err(BudgetError::MaxTokens(_)))),
+            "RetryBudget::new({max_tokens}, 0.1) must return Err(BudgetError::MaxTokens(..)): \
+             max_tokens must be a finite number from 0.001 to 1000; yours {}",
+            describe(outcome),
+        );
+    }
+    let bad_ratio = [0.0, -0.1, 0.000_1, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
+    for token_ratio in bad_ratio {
+        let outcome = catch(|| RetryBudget::new(10.0, token_ratio).map(|_| ()));
+        assert!(
+            matches!(outcome, Ok(Err(BudgetError::TokenRatio(_)))),
+            "RetryBudget::new(10, {token_ratio}) must return Err(BudgetError::TokenRatio(..)): \
+             token_ratio must be a finite number of at least 0.001; yours {}",
+            describe(outcome),
+        );
+    }
+    for (max_tokens, token_ratio) in [(10.0, 0.1), (1_000.0, 0.001), (1.0, 1.0), (3.0, 5.0)] {
+        let outcome = catch(|| RetryBudget::new(max_tokens, token_ratio).map(|_| ()));
+        assert!(
+            matches!(outcome, Ok(Ok(()))),
+            "RetryBudget::new({max_tokens}, {token_ratio}) has valid settings and must return \
+             Ok; yours {}",
+            describe(outcome),
+        );
+    }
+}
+
+fn describe(outcome: Result<Result<(), BudgetError>, String>) -> String {
+    match outcome {
+        Ok(Ok(())) => "returned Ok".to_owned(),
+        Ok(Err(error)) => format!("returned Err({error:?})"),
+        Err(message) => format!("panicked: {message}"),
+    }
+}
+
+#[test]
+fn starts_full() {
+    for (max_tokens, token_ratio) in [(10.0, 0.1), (3.0, 0.5), (2.01, 0.1), (1_000.0, 0.001)] {
+        let budget = budget(max_tokens, token_ratio);
+        let (got, allowed) = (tokens(&budget), can_retry(&budget));
+        assert!(
+            same(got, max_tokens) && allowed,
+            "a new budget starts full: RetryBudget::new({max_tokens}, {token_ratio}) should hold \
+             {max_tokens:.3} tokens and allow retries; yours holds {got:.3} and can_retry() is \
+             {allowed}",
+        );
+    }
+}
+
+#[test]
+fn failure_costs_one_token() {
+    use Event::Failure;
+    expect_counts(
+        10.0,
+        0.1,
+        &[(Failure, &[9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0])],
+        "each failure takes exactly one token",
+    );
+    expect_counts(
+        4.5,
+        0.25,
+        &[(Failure, &[3.5, 2.5, 1.5, 0.5])],
+        "each failure takes exactly one token, whatever the ratio",
+    );
+}
+
+#[test]
+fn success_adds_token_ratio() {
+    use Event::{Failure, Success};
+    expect_counts(
+        10.0,
+        0.1,
+        &[
+            (Failure, &[9.0, 8.0, 7.0, 6.0]),
+            (Success, &[6.1, 6.2, 6.3, 6.4, 6.5, 6.6, 6.7, 6.8, 6.9, 7.0, 7.1]),
+        ],
+        "each success adds token_ratio",
+    );
+    expect_counts(
+        20.0,
+        0.57,
+        &[
+            (Failure, &[19.0, 18.0, 17.0]),
+            (Success, &[17.57, 18.14, 18.71, 19.28, 19.85]),
+        ],
+        "each success adds token_ratio, to three decimal places",
+    );
+}
+
+#[test]
+fn stays_within_bounds() {
+    use Event::{Failure, Success};
+    let full: &[f64] = &[10.0; 25];
+    expect_counts(
+        10.0,
+        0.1,
+        &[(Success, full)],
+        "the count never rises above max_tokens (successes on a full budget change nothing)",
+    );
+    expect_counts(
+        10.0,
+        0.1,
+        &[
+            (Failure, &[9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+            (Success, &[0.1, 0.2, 0.3]),
+        ],
+        "the count never falls below zero (failures on an empty budget change nothing)",
+    );
+    expect_counts(
+        3.0,
+        2.5,
+        &[
+            (Failure, &[2.0, 1.0]),
+            (Success, &[3.0, 3.0]),
+            (Failure, &[2.0, 1.0, 0.0, 0.0]),
+            (Success, &[2.5, 3.0]),
+        ],
+        "the count stays within [0, max_tokens]",
+    );
+}
+
+/// Drives `budget` through `steps` and checks `can_retry()` after each group of events.
+fn expect_answers(max_tokens: f64, token_ratio: f64, steps: &[(Event, usize, f64, bool)]) {
+    let budget = budget(max_tokens, token_ratio);
+    let mut history: Vec<String> = Vec::new();
+    for &(event, times, expected_count, expected) in steps {
+        for _ in 0..times {
+            apply(&budget, event);
+        }
+        history.push(count(times, event));
+        let (got, answer) = (tokens(&budget), can_retry(&budget));
+        let relation = if expected { "above" } else { "not above" };
+        assert!(
+            answer == expected,
+            "retries are allowed only while the count is strictly above max_tokens / 2 = {}: \
+             with RetryBudget::new({max_tokens}, {token_ratio}), after {} the count is \
+             {expected_count:.3} ({relation} {}), so can_retry() should be {expected}; yours \
+             said {answer} (your count: {got:.3})",
+            max_tokens / 2.0,
+            history.join(", then "),
+            max_tokens / 2.0,
+        );
+    }
+}
+
+#[test]
+fn threshold_strictly_above_half() {
+    use Event::{Failure, Success};
+    expect_answers(
+        10.0,
+        0.1,
+        &[
+            (Failure, 4, 6.0, true),
+            (Failure, 1, 5.0, false),
+            (Success, 1, 5.1, true),
+            (Failure, 1, 4.1, false),
+            (Success, 9, 5.0, false),
+            (Success, 1, 5.1, true),
+        ],
+    );
+    // An odd maximum: the threshold is 1.5 tokens, not 1 and not 2.
+    expect_answers(
+        3.0,
+        0.5,
+        &[
+            (Failure, 1, 2.0, true),
+            (Failure, 1, 1.0, false),
+            (Success, 1, 1.5, false),
+            (Success, 1, 2.0, true),
+        ],
+    );
+}
+
+#[test]
+fn counts_in_thousandths() {
+    use Event::{Failure, Success};
+    // 4.0 + 0.2 + 0.2 + 0.2 + 0.2 + 0.2 is 5.000000000000001 in binary floating point.
+    let budget = budget(10.0, 0.2);
+    for _ in 0..6 {
+        apply(&budget, Failure);
+    }
+    for _ in 0..5 {
+        apply(&budget, Success);
+    }
+    let (got, answer) = (tokens(&budget), can_retry(&budget));
+    assert!(
+        !answer,
+        "with RetryBudget::new(10, 0.2), 6 failures and then 5 successes leave exactly 5.000 \
+         tokens, not above the threshold of 5, so can_retry() must be false; yours said true \
+         (your count: {got:?}). Adding 0.2 five times in f64 gives 5.000000000000001: count in \
+         whole thousandths, as A6 does, or round to three decimals after every update",
+    );
+}

@@ -1,0 +1,192 @@
+//! Checks of one budget shared by many threads and tasks: no update may be lost.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use exercise::{RetryBudget, retry_with_budget};
+
+use super::budget::{Event, apply, budget as new_budget, tokens};
+
+const THREADS: usize = 8;
+const PER_THREAD: usize = 10_000;
+/// Every this many updates, a racing thread notes whether another thread has run since its
+/// last note: evidence that the threads really ran at the same time.
+const NOTE_EVERY: usize = 32;
+/// The notes of "another thread ran meanwhile" each kind of race must collect before the check
+/// believes the code. A lost update needs two threads inside one update at the same moment; on a
+/// busy machine the threads may take turns on one core instead, and then nothing can be lost.
+/// So the check races until the threads have truly overlapped often enough, or until
+/// [`RACE_AT_MOST`] has passed. Racing threads of a racy budget lose thousands of updates long
+/// before they collect this much evidence.
+const ENOUGH_OVERLAP: u64 = 600;
+const RACE_AT_MOST: Duration = Duration::from_millis(300);
+/// No thread has made a note yet.
+const NOBODY: usize = usize::MAX;
+
+/// Runs `update` [`PER_THREAD`] times on each of [`THREADS`] threads that start together;
+/// returns how often a thread found that another one had run since its previous note.
+fn race(budget: &RetryBudget, update: impl Fn(&RetryBudget) + Sync) -> u64 {
+    let start = Barrier::new(THREADS);
+    let last_to_note = AtomicUsize::new(NOBODY);
+    let overlap = AtomicU64::new(0);
+    let outcome = thread::scope(|scope| {
+        let threads: Vec<_> = (0..THREADS)
+            .map(|me| {
+                let (start, last_to_note, overlap, update) =
+                    (&start, &last_to_note, &overlap, &update);
+                scope.spawn(move || {
+                    start.wait();
+                    let mut seen_others = 0;
+                    for _ in 0..PER_THREAD / NOTE_EVERY {
+                        for _ in 0..NOTE_EVERY {
+                            update(budget);
+                        }
+                        let previous = last_to_note.swap(me, Ordering::Relaxed);
+                        if previous != me && previous != NOBODY {
+                            seen_others += 1;
+                        }
+                    }
+                    overlap.fetch_add(seen_others, Ordering::Relaxed);
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join()).collect::<Result<Vec<()>, _>>()
+    });
+    if let Err(payload) = outcome {
+        panic!(
+            "a thread using the shared budget panicked: {}",
+            crate::support::panic_text(payload.as_ref())
+        );
+    }
+    overlap.into_inner()
+}
+
+/// A budget of `max_tokens` holding `held` whole tokens, reached with failures.
+fn holding(max_tokens: f64, token_ratio: f64, held: usize) -> RetryBudget {
+    let budget = new_budget(max_tokens, token_ratio);
+    apply(&budget, Event::Failure);
+    for _ in 1..(max_tokens as usize - held) {
+        budget.on_failure();
+    }
+    budget
+}
+
+/// The total of [`PER_THREAD`] rounded down to whole notes, as the threads really run it.
+const UPDATES_PER_THREAD: usize = PER_THREAD / NOTE_EVERY * NOTE_EVERY;
+
+/// Successes only, from an empty budget: 8 × 10,000 × 0.01 = 800 tokens at most, below the
+/// maximum of 1,000, so clamping cannot hide a lost update. Returns the race's overlap.
+fn race_successes(race_number: usize) -> u64 {
+    let budget = holding(1_000.0, 0.01, 0);
+    apply(&budget, Event::Success);
+    let overlap = race(&budget, RetryBudget::on_success);
+    let got = tokens(&budget);
+    let expected = (1 + THREADS * UPDATES_PER_THREAD) as f64 * 0.01;
+    assert!(
+        (got - expected).abs() < 0.000_5,
+        "8 threads each called on_success() {} times on one RetryBudget::new(1000, 0.01) \
+         holding 0.010 tokens: the count should rise to exactly {expected:.3}; yours reached \
+         {got:.3} (race {race_number}), so about {:.0} update(s) were lost. A load, a \
+         computation and a store are three steps, and two threads can interleave them: use \
+         compare_exchange (or fetch_update) on an atomic, or hold a Mutex for the whole \
+         read-modify-write",
+        UPDATES_PER_THREAD,
+        (expected - got) / 0.01,
+    );
+    overlap
+}
+
+/// A failure then a success, from the middle: each thread moves the count by at most one
+/// token, so it never reaches 0 or 1,000 and should end where it started.
+fn race_pairs(race_number: usize) -> u64 {
+    let budget = holding(1_000.0, 1.0, 500);
+    let overlap = race(&budget, |budget| {
+        budget.on_failure();
+        budget.on_success();
+    });
+    let got = tokens(&budget);
+    assert!(
+        (got - 500.0).abs() < 0.000_5,
+        "8 threads each called on_failure() then on_success() {} times on one \
+         RetryBudget::new(1000, 1) holding 500 tokens: every token taken is given back, so the \
+         count should end at 500.000; yours ended at {got:.3} (race {race_number}), so updates \
+         were lost. Each change must be one atomic step: compare_exchange (or fetch_update) on \
+         an atomic, or a Mutex held across the read and the write",
+        UPDATES_PER_THREAD,
+    );
+    overlap
+}
+
+#[test]
+fn no_lost_updates() {
+    let started = Instant::now();
+    let (mut successes, mut pairs) = (0, 0);
+    let mut race_number = 0;
+    while successes < ENOUGH_OVERLAP || pairs < ENOUGH_OVERLAP {
+        if race_number >= 2 && started.elapsed() > RACE_AT_MOST {
+            break;
+        }
+        race_number += 1;
+        if successes <= pairs {
+            successes += race_successes(race_number);
+        } else {
+            pairs += race_pairs(race_number);
+        }
+    }
+}
+
+/// A service in a full outage that yields to the scheduler on every call, so that the tasks
+/// sharing it interleave.
+#[derive(Default)]
+struct SharedOutage {
+    calls: AtomicU64,
+}
+
+impl SharedOutage {
+    async fn call(&self) -> Result<(), u64> {
+        let call = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        tokio::task::yield_now().await;
+        Err(call)
+    }
+}
+
+#[tokio::test]
+async fn tasks_share_one_budget() {
+    const TASKS: usize = 8;
+    const REQUESTS_PER_TASK: usize = 125;
+    let budget = Arc::new(new_budget(10.0, 0.1));
+    let service = Arc::new(SharedOutage::default());
+    let tasks: Vec<_> = (0..TASKS)
+        .map(|_| {
+            let (budget, service) = (Arc::clone(&budget), Arc::clone(&service));
+            tokio::spawn(async move {
+                let mut succeeded = 0;
+                for _ in 0..REQUESTS_PER_TASK {
+                    if retry_with_budget(|| service.call(), 3, &budget).await.is_ok() {
+                        succeeded += 1;
+                    }
+                }
+                succeeded
+            })
+        })
+        .collect();
+    for task in tasks {
+        match task.await {
+            Ok(0) => {}
+            Ok(n) => panic!("a task saw {n} successes from a service that fails every call"),
+            Err(error) => panic!("a task sharing the budget failed: {error}"),
+        }
+    }
+    let calls = service.calls.load(Ordering::Relaxed);
+    let left = tokens(&budget);
+    assert!(
+        (1_000..=1_004).contains(&calls) && left.abs() < 0.000_5,
+        "8 tasks sharing one Arc<RetryBudget> (10 tokens, ratio 0.1) sent 125 requests each, \
+         attempts = 3, to a service in a full outage. Every retry needs more than 5 tokens after \
+         its own failure, so at most 4 retries can pass however the tasks interleave: between \
+         1,000 and 1,004 calls, and an empty budget at the end. Yours made {calls} calls and left \
+         {left:.3} tokens",
+    );
+}

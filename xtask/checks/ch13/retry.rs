@@ -1,0 +1,198 @@
+//! Checks of `retry_with_budget`: the budget bounds retries in an outage, stays out of the way in
+//! health, hears every outcome, and works beside the per-request cap.
+
+use std::future::{Ready, ready};
+
+use exercise::{RetryBudget, retry_with_budget};
+
+use super::budget::{Event, apply, budget, tokens};
+
+/// The attempts per request in this chapter's scenarios.
+const ATTEMPTS: u32 = 3;
+/// The requests of the outage and health scenarios.
+const REQUESTS: u32 = 1_000;
+
+/// What one request did: its result, and for each of its calls whether it was a retry and how
+/// many tokens the budget held when the call went out.
+struct Request {
+    result: Result<u64, u64>,
+    calls: Vec<f64>,
+}
+
+/// Sends one request through `retry_with_budget`. `fails(n)` says whether the request's call
+/// number `n` (from 1) fails; `total` counts calls across requests and names each error.
+async fn send(
+    budget: &RetryBudget,
+    attempts: u32,
+    total: &mut u64,
+    fails: impl Fn(u32) -> bool,
+) -> Request {
+    let mut calls = Vec::new();
+    let op = || -> Ready<Result<u64, u64>> {
+        calls.push(tokens(budget));
+        *total += 1;
+        let number = calls.len() as u32;
+        ready(if fails(number) { Err(*total) } else { Ok(*total) })
+    };
+    let result = retry_with_budget(op, attempts, budget).await;
+    Request { result, calls }
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[tokio::test]
+async fn outage_stays_within_budget() {
+    let budget = budget(10.0, 0.1);
+    let mut total = 0;
+    for request in 1..=REQUESTS {
+        let sent = send(&budget, ATTEMPTS, &mut total, |_| true).await;
+        if let Some(held) = sent.calls.iter().skip(1).find(|&&held| held <= 5.0) {
+            panic!(
+                "in a full outage with RetryBudget::new(10, 0.1), request {request} sent a retry \
+                 while the budget held {held:.3} tokens; a retry is allowed only while the count \
+                 is above 5 (max_tokens / 2), and the failure that triggers it counts first: call \
+                 on_failure(), then ask can_retry()"
+            );
+        }
+        assert!(
+            sent.result.is_err(),
+            "request {request} returned {:?} from a service that fails every call",
+            sent.result,
+        );
+    }
+    assert!(
+        total <= u64::from(REQUESTS) + 3,
+        "in a full outage, 1,000 requests with attempts = 3 and RetryBudget::new(10, 0.1) should \
+         reach the service 1,003 times: 1,000 first attempts and 3 retries, made while failures \
+         drain the count from 10 to 5 (a per-request cap alone makes 3,000). Yours made {} \
+         calls ({:.2}× the requests); ask the budget before every retry",
+        thousands(total),
+        total as f64 / f64::from(REQUESTS),
+    );
+    let left = tokens(&budget);
+    assert!(
+        left.abs() < 0.000_5,
+        "after 1,000 failed requests the budget should be empty (0.000 tokens); yours holds \
+         {left:.3}: report every failure with on_failure()",
+    );
+}
+
+#[tokio::test]
+async fn health_never_refuses() {
+    let budget = budget(10.0, 0.1);
+    let mut total = 0;
+    let mut failing_requests = 0;
+    for request in 1..=REQUESTS {
+        // A burst of four failing requests at the start, then one request in twenty fails once;
+        // every retry succeeds.
+        let fails_once = request <= 4 || (request > 20 && request % 20 == 7);
+        if fails_once {
+            failing_requests += 1;
+        }
+        let sent = send(&budget, ATTEMPTS, &mut total, |call| fails_once && call == 1).await;
+        if let Err(error) = sent.result {
+            let held = tokens(&budget);
+            panic!(
+                "in health no retry may be refused: with RetryBudget::new(10, 0.1), a burst of 4 \
+                 failing requests and then one request in twenty failing once (each retry \
+                 succeeds) never brings the count below 6.3 tokens, so every failed call can be \
+                 retried. \
+                 Yours gave up on request {request} with Err({error}) after {} call(s); your \
+                 budget now holds {held:.3} tokens",
+                sent.calls.len(),
+            );
+        }
+    }
+    let expected = u64::from(REQUESTS) + failing_requests;
+    assert_eq!(
+        total,
+        expected,
+        "1,000 requests of which {failing_requests} fail once should make {} calls (one retry \
+         each for the failing ones); yours made {}",
+        thousands(expected),
+        thousands(total),
+    );
+}
+
+#[tokio::test]
+async fn reports_every_outcome() {
+    // (what the request's calls do, the calls it should make, the count after it)
+    let script: [(&[bool], usize, f64, &str); 5] = [
+        (&[true, true, true], 3, 7.0, "three failed calls"),
+        (&[true, false], 2, 6.1, "a failure, then a success"),
+        (&[false], 1, 6.2, "a success at once"),
+        (&[true, true, true], 2, 4.2, "two failures, then a refused retry"),
+        (&[false], 1, 4.3, "a success at once"),
+    ];
+    let budget = budget(10.0, 0.1);
+    let mut total = 0;
+    for (request, &(plan, calls, expected, what)) in (1..).zip(&script) {
+        let sent = send(&budget, ATTEMPTS, &mut total, |call| plan[call as usize - 1]).await;
+        let held = tokens(&budget);
+        assert!(
+            sent.calls.len() == calls && (held - expected).abs() < 0.000_5,
+            "report every outcome to the budget: on_success() for an Ok, on_failure() for every \
+             Err, the last one included. With RetryBudget::new(10, 0.1) and attempts = 3, \
+             request {request} ({what}) should make {calls} call(s) and leave {expected:.3} \
+             tokens; yours made {} call(s) and left {held:.3}",
+            sent.calls.len(),
+        );
+    }
+}
+
+#[tokio::test]
+async fn asks_before_each_retry() {
+    // (failures recorded before the request, attempts, calls expected, why)
+    let cases = [
+        (5, 5, 1, "5.000 tokens: not above 5, so no retry at all"),
+        (3, 10, 2, "7.000 tokens: the first failure leaves 6 (retry), the second 5 (refused)"),
+        (0, 10, 5, "10.000 tokens: retries while 9, 8, 7, 6 are left; refused at 5"),
+    ];
+    for (drained, attempts, expected, why) in cases {
+        let budget = budget(10.0, 0.1);
+        for _ in 0..drained {
+            apply(&budget, Event::Failure);
+        }
+        let mut total = 0;
+        let sent = send(&budget, attempts, &mut total, |_| true).await;
+        assert!(
+            sent.calls.len() == expected && sent.result == Err(total),
+            "ask the budget after every failure: a request to a failing service with attempts = \
+             {attempts}, starting from {why}, should make {expected} call(s) and return the last \
+             error, Err({expected}); yours made {} call(s) and returned {:?}",
+            sent.calls.len(),
+            sent.result,
+        );
+    }
+}
+
+#[tokio::test]
+async fn attempts_still_capped() {
+    // (attempts, does every call fail, calls expected)
+    let cases = [(3, true, 3), (1, true, 1), (0, true, 1), (3, false, 1), (2, true, 2)];
+    for (attempts, failing, expected) in cases {
+        let budget = budget(10.0, 0.1);
+        let mut total = 0;
+        let sent = send(&budget, attempts, &mut total, |_| failing).await;
+        let service = if failing { "a failing service" } else { "a healthy service" };
+        let result = if failing { Err(total) } else { Ok(1) };
+        assert!(
+            sent.calls.len() == expected && sent.result == result,
+            "the budget adds a limit, it does not replace the per-request cap: with a full \
+             budget, attempts = {attempts} and {service}, the request should make {expected} \
+             call(s) and return {result:?}; yours made {} call(s) and returned {:?}",
+            sent.calls.len(),
+            sent.result,
+        );
+    }
+}
