@@ -1,11 +1,11 @@
-//! Visible tests: run them with `cargo xtask check ch23` (or `cargo test -p ch23_capstone`).
+//! Visible tests: run them with `cargo xtask check ch26` (or `cargo test -p ch26_capstone`).
 //! The grader runs hidden checks beside them: the same invariants, under 100 seeds.
 
 use std::rc::Rc;
 use std::time::Duration;
 
-use ch23_capstone::services::Service;
-use ch23_capstone::{
+use ch26_capstone::services::Service;
+use ch26_capstone::{
     Action, Broker, ChaosLevels, ChaosSchedule, CheckoutConfig, Client, Clients, Clock, Consumed,
     Db, IdempotencyKey, OrderId, RelayConfig, SagaOutcome, Scenario, Step, simulate,
 };
@@ -45,11 +45,11 @@ fn the_second_copy_of_an_event_is_a_duplicate() {
     let event = db.fetch_due(0, 10).unwrap().remove(0).event;
     assert_eq!(event.order, order);
     assert_eq!(
-        ch23_capstone::consume_order_placed(&db, &event, 5),
+        ch26_capstone::consume_order_placed(&db, &event, 5),
         Ok(Consumed::Start)
     );
     assert_eq!(
-        ch23_capstone::consume_order_placed(&db, &event, 9),
+        ch26_capstone::consume_order_placed(&db, &event, 9),
         Ok(Consumed::Duplicate)
     );
 }
@@ -64,7 +64,7 @@ async fn a_calm_broker_gets_every_due_row_and_the_rows_are_marked_sent() {
     let schedule = calm();
     let broker = Broker::new(schedule.broker.clone(), Vec::new(), 0, clock);
     let mut rng = StdRng::seed_from_u64(23);
-    let stats = ch23_capstone::relay_pass(&db, &broker, &clock, &RelayConfig::default(), &mut rng)
+    let stats = ch26_capstone::relay_pass(&db, &broker, &clock, &RelayConfig::default(), &mut rng)
         .await
         .unwrap();
     assert_eq!((stats.fetched, stats.published, stats.failed), (3, 3, 0));
@@ -78,7 +78,7 @@ async fn a_calm_step_takes_one_call() {
     let mut rng = StdRng::seed_from_u64(23);
     let key = IdempotencyKey::mint(&mut rng);
     let policy = CheckoutConfig::default().execute;
-    let result = ch23_capstone::run_step(
+    let result = ch26_capstone::run_step(
         &clients.payment,
         OrderId(1),
         Action::Execute,
@@ -98,7 +98,7 @@ async fn a_calm_checkout_completes_with_one_key_per_step() {
     let (clients, services) = calm_clients(Clock::start());
     let mut rng = StdRng::seed_from_u64(23);
     let outcome =
-        ch23_capstone::run_checkout(OrderId(1), &clients, &CheckoutConfig::default(), &mut rng)
+        ch26_capstone::run_checkout(OrderId(1), &clients, &CheckoutConfig::default(), &mut rng)
             .await;
     assert_eq!(outcome, SagaOutcome::Completed);
     let keys: Vec<IdempotencyKey> = services.iter().map(|s| s.calls()[0].key.clone()).collect();

@@ -1,10 +1,10 @@
-//! Chapter 23 — Capstone: checkout under chaos. Every figure and table comes from the reference
+//! Chapter 26 — Capstone: checkout under chaos. Every figure and table comes from the reference
 //! solution's own simulation: the chapter's scenario under seeds `0..SEEDS`, run once with the
 //! retry budgets and once without them.
 
-use ch23_capstone_solution::report::{RunReport, ServiceReport};
-use ch23_capstone_solution::services::Answer;
-use ch23_capstone_solution::{Action, BudgetConfig, Scenario, Step, simulate};
+use ch26_capstone_solution::report::{RunReport, ServiceReport};
+use ch26_capstone_solution::services::Answer;
+use ch26_capstone_solution::{Action, BudgetConfig, Scenario, Step, simulate};
 
 use crate::figure::Figure;
 use crate::plot::{Axis, Chart, Color, Column, Grid, Histogram, Line, Marker, format_number};
@@ -45,9 +45,9 @@ fn count(n: usize) -> String {
     format_number(n as f64, 0)
 }
 
-/// `ch23-report`: the report of the featured run, as the example program prints it.
+/// `ch26-report`: the report of the featured run, as the example program prints it.
 fn report(run: &RunReport) -> Figure {
-    Figure::markdown("ch23-report", format!("```text\n{run}```\n"))
+    Figure::markdown("ch26-report", format!("```text\n{run}```\n"))
 }
 
 /// The calls `step`'s service has received by each moment: a step line, `(seconds, calls)`,
@@ -64,7 +64,7 @@ fn cumulative(run: &RunReport, step: Step, end: f64) -> Vec<(f64, f64)> {
     points
 }
 
-/// `ch23-load`: the calls each service has received over the featured run, with and without
+/// `ch26-load`: the calls each service has received over the featured run, with and without
 /// the retry budgets, with the chaos windows marked.
 fn load(with: &RunReport, without: &RunReport) -> Figure {
     let end = with.ended_at.max(without.ended_at).unwrap_or(with.calm_at);
@@ -124,7 +124,7 @@ fn load(with: &RunReport, without: &RunReport) -> Figure {
     ))
     .column(column)
     .panel_height(160.0);
-    Figure::new("ch23-load", grid.svg())
+    Figure::new("ch26-load", grid.svg())
 }
 
 /// How many operations (an order's execute or compensate at one service) took `n` calls, for
@@ -141,7 +141,7 @@ fn calls_per_operation(runs: &[RunReport]) -> [u64; 7] {
     counts
 }
 
-/// `ch23-attempts`: how many calls each operation took, over every run, with and without the
+/// `ch26-attempts`: how many calls each operation took, over every run, with and without the
 /// retry budgets. One call is the common case and is counted in the panel titles; the bars
 /// show the operations that were retried.
 fn attempts(with: &[RunReport], without: &[RunReport]) -> Figure {
@@ -172,10 +172,10 @@ fn attempts(with: &[RunReport], without: &[RunReport]) -> Figure {
     .column(Column::new("with retry budgets", x_label, "operations").chart(panel(with, WITH)))
     .column(Column::new("without a budget", x_label, "operations").chart(panel(without, WITHOUT)))
     .panel_height(230.0);
-    Figure::new("ch23-attempts", grid.svg())
+    Figure::new("ch26-attempts", grid.svg())
 }
 
-/// `ch23-outcomes`: how the orders of each run ended, seed by seed, with the budgets; and the
+/// `ch26-outcomes`: how the orders of each run ended, seed by seed, with the budgets; and the
 /// completed orders without them, for comparison.
 fn outcomes(with: &[RunReport], without: &[RunReport]) -> Figure {
     let series = |runs: &[RunReport], pick: fn(&RunReport) -> usize| {
@@ -209,10 +209,10 @@ fn outcomes(with: &[RunReport], without: &[RunReport]) -> Figure {
     ))
     .line(Line::new("completed, no budget", WITHOUT, series(without, completed)).dashed())
     .height(440.0);
-    Figure::new("ch23-outcomes", chart.svg())
+    Figure::new("ch26-outcomes", chart.svg())
 }
 
-/// `ch23-tables`: the totals behind the figures: outcomes, invariants and load.
+/// `ch26-tables`: the totals behind the figures: outcomes, invariants and load.
 fn tables(with: &[RunReport], without: &[RunReport]) -> Figure {
     let mut text = String::new();
     text.push_str(&format!(
@@ -273,7 +273,7 @@ fn tables(with: &[RunReport], without: &[RunReport]) -> Figure {
             ));
         }
     }
-    Figure::markdown("ch23-tables", text)
+    Figure::markdown("ch26-tables", text)
 }
 
 /// Whether `service` received more calls of some action than the chapter's budget allows.

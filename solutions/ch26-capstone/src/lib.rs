@@ -1,4 +1,4 @@
-//! Chapter 23 — Capstone: checkout under chaos. The reference solution.
+//! Chapter 26 — Capstone: checkout under chaos. The reference solution.
 //!
 //! Four functions, each the lesson of earlier chapters, joined into one checkout:
 //!

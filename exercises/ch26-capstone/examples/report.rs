@@ -1,12 +1,12 @@
 //! Runs the checkout under chaos and prints what happened.
 //!
 //! ```text
-//! cargo run -p ch23_capstone --example report -- 7               the report of seed 7
-//! cargo run -p ch23_capstone --example report -- 7 --no-budget   the same, without retry budgets
-//! cargo run -p ch23_capstone --example report -- --sweep 100     one line per seed, 0 to 99
+//! cargo run -p ch26_capstone --example report -- 7               the report of seed 7
+//! cargo run -p ch26_capstone --example report -- 7 --no-budget   the same, without retry budgets
+//! cargo run -p ch26_capstone --example report -- --sweep 100     one line per seed, 0 to 99
 //! ```
 
-use ch23_capstone::{Scenario, simulate};
+use ch26_capstone::{Scenario, simulate};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -64,7 +64,7 @@ pub fn fail_if_any(rule: &str, fix: &str, violation: Option<(u64, String)>) {
     };
     panic!(
         "{rule}: broken in the run of seed {seed}{held}: {example}. {fix}. (See the whole run \
-         with `cargo run -p ch23_capstone --example report -- {seed}`: {}.)",
+         with `cargo run -p ch26_capstone --example report -- {seed}`: {}.)",
         run(seed).summary()
     )
 }

@@ -1,8 +1,8 @@
-//! # Chapter 23 — Capstone: checkout under chaos
+//! # Chapter 26 — Capstone: checkout under chaos
 //!
-//! Book: `book/src/ch23-capstone.md` (run `cargo xtask book --open`).
-//! Check your work: `cargo xtask check ch23`. Stuck? `cargo xtask hint ch23`.
-//! See one run: `cargo run -p ch23_capstone --example report -- 7` (any seed).
+//! Book: `book/src/ch26-capstone.md` (run `cargo xtask book --open`).
+//! Check your work: `cargo xtask check ch26`. Stuck? `cargo xtask hint ch26`.
+//! See one run: `cargo run -p ch26_capstone --example report -- 7` (any seed).
 //!
 //! A customer places an order; the order and its `OrderPlaced` event are written in one
 //! transaction; a relay publishes the event; the orchestrator consumes it and runs the checkout
