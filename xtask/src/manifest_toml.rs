@@ -155,16 +155,33 @@ pub struct FolderLock {
 
 impl FolderLock {
     pub fn acquire(dir: &Path) -> Result<Self> {
+        Self::lock(dir, false).map(|lock| lock.expect("a blocking lock returns only when held"))
+    }
+
+    /// Like `acquire`, but `None` at once when someone else holds the lock.
+    pub fn try_acquire(dir: &Path) -> Result<Option<Self>> {
+        Self::lock(dir, true)
+    }
+
+    fn lock(dir: &Path, nonblocking: bool) -> Result<Option<Self>> {
         use std::os::fd::AsRawFd;
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let path = dir.join(".lock");
         let file =
             std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        let operation = if nonblocking {
+            libc::LOCK_EX | libc::LOCK_NB
+        } else {
+            libc::LOCK_EX
+        };
         // SAFETY: flock only takes the descriptor of a file we keep open for the lock's life.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(std::io::Error::last_os_error())
-                .with_context(|| format!("locking {}", path.display()));
+        if unsafe { libc::flock(file.as_raw_fd(), operation) } == 0 {
+            return Ok(Some(Self { _file: file }));
         }
-        Ok(Self { _file: file })
+        let error = std::io::Error::last_os_error();
+        if nonblocking && error.kind() == std::io::ErrorKind::WouldBlock {
+            return Ok(None);
+        }
+        Err(error).with_context(|| format!("locking {}", path.display()))
     }
 }

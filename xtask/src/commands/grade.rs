@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
+use crate::class::stamp::GraderStamp;
 use crate::commands::check::{TargetArgs, grade_chapter};
 use crate::formats::{self, ChapterGrade};
 use crate::grading::Report;
@@ -53,6 +54,8 @@ pub struct GradeArgs {
 #[derive(Debug, Serialize)]
 pub struct GradeReport {
     pub schema: &'static str,
+    /// Which grader and checks produced the report, and whether the student controlled them.
+    pub grader: GraderStamp,
     pub chapters: Vec<ChapterGrade>,
     /// Sum over chapters of weight × earned / max.
     pub points: f64,
@@ -70,6 +73,12 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             .map(|id| workbook.ready_chapter(id))
             .collect::<Result<_>>()?
     };
+    let grader = GraderStamp::new(
+        &workbook,
+        &chapters,
+        args.checks_dir.as_deref(),
+        args.workspace.as_deref(),
+    )?;
     let mut grades = Vec::new();
     for chapter in chapters {
         let exercise = match &args.workspace {
@@ -105,6 +114,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     }
     let grade = GradeReport {
         schema: GRADE_SCHEMA,
+        grader,
         points: grades.iter().map(|g| g.points).sum(),
         max_points: grades.iter().map(|g| f64::from(g.weight)).sum(),
         passed: grades.iter().all(|g| g.report.passed),
