@@ -144,7 +144,7 @@ fn histogram(page: &mut String, report: &ClassReport) {
     }
     let _ = writeln!(
         page,
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{:.1}</text>\n\
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.1}</text>\n\
          <line x1=\"{left}\" y1=\"{:.1}\" x2=\"{width}\" y2=\"{:.1}\" stroke=\"#888\"/>\n</svg>",
         width - 4.0,
         height - 10.0,
