@@ -10,20 +10,24 @@ pub struct ProgressBar {
     running: usize,
     failed: usize,
     reused: usize,
+    /// Students done before this run started: reused or missing.
+    skipped: usize,
     jobs: usize,
     started: Instant,
     terminal: bool,
 }
 
 impl ProgressBar {
-    /// A bar for `total` students of which `reused` are already done.
-    pub fn new(total: usize, reused: usize, jobs: usize) -> Self {
+    /// A bar for `total` students of which `done` need no grading (`reused` of them graded by
+    /// an earlier run, the others missing).
+    pub fn new(total: usize, done: usize, reused: usize, jobs: usize) -> Self {
         let bar = Self {
             total,
-            done: reused,
+            done,
             running: 0,
             failed: 0,
             reused,
+            skipped: done,
             jobs,
             started: Instant::now(),
             terminal: std::io::stderr().is_terminal(),
@@ -51,7 +55,7 @@ impl ProgressBar {
 
     /// The time left: the pace so far applied to the students still to grade.
     fn left(&self) -> Option<Duration> {
-        let graded = self.done - self.reused;
+        let graded = self.done - self.skipped;
         if graded == 0 {
             return None;
         }

@@ -103,6 +103,16 @@ pub fn run(args: GradeClassArgs) -> Result<ExitCode> {
         (None, Some(file)) => Some(roster::from_roster(file)?),
         (None, None) => None,
     };
+    // The output folder is nobody's copy, even when it sits among them.
+    let out = args.out.canonicalize().ok();
+    let roster = roster.map(|students| {
+        students
+            .into_iter()
+            .filter(|s| {
+                s.copy.is_none() || s.copy.as_ref().and_then(|c| c.canonicalize().ok()) != out
+            })
+            .collect::<Vec<_>>()
+    });
     let roster = match (roster, &args.shard) {
         (Some(students), Some(spec)) => Some(roster::shard(students, spec)?),
         (roster, _) => roster,
@@ -184,7 +194,7 @@ fn grade(
         .filter(|e| !matches!(e.outcome, Outcome::Missing))
         .count();
     let to_grade = jobs.len();
-    let mut bar = ProgressBar::new(students.len(), entries.len(), settings.jobs);
+    let mut bar = ProgressBar::new(students.len(), entries.len(), reused, settings.jobs);
     let mut failed = 0;
     pool::grade_all(workbook, settings, jobs, |event| {
         match event {
