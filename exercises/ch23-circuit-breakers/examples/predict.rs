@@ -30,8 +30,14 @@ fn main() {
     let lab = Lab::default();
     let runs = [
         ("no breaker", None),
-        ("time window, 10 s", Some(figure_breaker(Window::Time(Duration::from_secs(10))))),
-        ("count window, 20 calls", Some(figure_breaker(Window::Count(20)))),
+        (
+            "time window, 10 s",
+            Some(figure_breaker(Window::Time(Duration::from_secs(10)))),
+        ),
+        (
+            "count window, 20 calls",
+            Some(figure_breaker(Window::Count(20))),
+        ),
     ];
     println!("| run | first refusal | calls during the outage | requests answered |");
     println!("|---|---:|---:|---:|");

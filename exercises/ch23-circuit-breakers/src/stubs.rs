@@ -24,6 +24,7 @@ impl std::error::Error for DependencyError {}
 #[derive(Debug, Default)]
 pub struct Dependency {
     calls: AtomicU32,
+    in_flight: AtomicU32,
     down: AtomicBool,
     latency_nanos: AtomicU64,
 }
@@ -54,8 +55,13 @@ impl Dependency {
 
     /// One call: waits the latency, then answers with the call's number, or fails if the
     /// dependency is down when the answer is due.
+    // ANCHOR: in_flight
     pub async fn call(&self) -> Result<u32, DependencyError> {
         let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        // Counted down when the call ends, however it ends: answered, or dropped mid-way by a
+        // caller that stopped waiting (a timeout, a `select!` that took another branch).
+        let _leaves = InFlight(&self.in_flight);
         let latency = Duration::from_nanos(self.latency_nanos.load(Ordering::SeqCst));
         if !latency.is_zero() {
             tokio::time::sleep(latency).await;
@@ -66,9 +72,26 @@ impl Dependency {
             Ok(call)
         }
     }
+    // ANCHOR_END: in_flight
+
+    /// How many calls are being served right now.
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight.load(Ordering::SeqCst)
+    }
 
     /// How many calls have reached the dependency.
     pub fn calls(&self) -> u32 {
         self.calls.load(Ordering::SeqCst)
     }
 }
+
+// ANCHOR: guard
+/// Holds one place in the in-flight count and gives it back when dropped.
+struct InFlight<'a>(&'a AtomicU32);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+// ANCHOR_END: guard

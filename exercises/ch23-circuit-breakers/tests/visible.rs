@@ -40,7 +40,11 @@ async fn an_outage_opens_the_breaker_and_calls_stop_reaching_it() {
     assert_eq!(breaker.state(), State::Open);
     let refused = breaker.call(|| dependency.call()).await;
     assert_eq!(refused, Err(BreakerError::Rejected));
-    assert_eq!(dependency.calls(), 4, "the refused call never reached the dependency");
+    assert_eq!(
+        dependency.calls(),
+        4,
+        "the refused call never reached the dependency"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -55,4 +59,13 @@ async fn after_the_break_one_probe_closes_it_again() {
     assert_eq!(breaker.state(), State::HalfOpen);
     assert!(breaker.call(|| dependency.call()).await.is_ok());
     assert_eq!(breaker.state(), State::Closed);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_dependency_counts_calls_in_flight_even_when_they_are_dropped() {
+    let dependency = Dependency::healthy();
+    dependency.set_latency(Duration::from_secs(5));
+    let cut = tokio::time::timeout(Duration::from_secs(1), dependency.call()).await;
+    assert!(cut.is_err(), "the 5 s call was cut after 1 s");
+    assert_eq!(dependency.in_flight(), 0, "the dropped call left the count");
 }

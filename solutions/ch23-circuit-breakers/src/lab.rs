@@ -74,6 +74,7 @@ async fn run(lab: &Lab, breaker: Option<&CircuitBreaker>) -> Vec<Second> {
     seconds
 }
 
+// ANCHOR: request
 /// One request: up to `attempts` calls. Returns whether it was answered, and how many of its
 /// attempts the breaker refused.
 async fn request(
@@ -95,3 +96,4 @@ async fn request(
     }
     (false, 0)
 }
+// ANCHOR_END: request
