@@ -56,7 +56,7 @@ impl Dependency {
     /// One call: waits the latency, then answers with the call's number, or fails if the
     /// dependency is down when the answer is due.
     // ANCHOR: in_flight
-    pub async fn call(&self) -> Result<u32, DependencyError> {
+    pub async fn handle(&self) -> Result<u32, DependencyError> {
         let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
         self.in_flight.fetch_add(1, Ordering::SeqCst);
         // Counted down when the call ends, however it ends: answered, or dropped mid-way by a

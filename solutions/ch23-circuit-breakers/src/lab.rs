@@ -84,8 +84,8 @@ async fn request(
 ) -> (bool, u32) {
     for _ in 0..attempts {
         let outcome = match breaker {
-            Some(breaker) => breaker.call(|| dependency.call()).await,
-            None => dependency.call().await.map_err(BreakerError::Failed),
+            Some(breaker) => breaker.call(|| dependency.handle()).await,
+            None => dependency.handle().await.map_err(BreakerError::Failed),
         };
         match outcome {
             Ok(_) => return (true, 0),
