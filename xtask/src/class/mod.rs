@@ -2,6 +2,7 @@
 //! per student so an interrupted run resumes, reports from CI runners merged, and the class's
 //! results written as a gradebook CSV, a versioned JSON report and a self-contained HTML page.
 
+pub mod cleanup;
 pub mod fingerprint;
 pub mod gradebook;
 pub mod html;

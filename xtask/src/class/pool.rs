@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use crate::class::cleanup;
 use crate::class::fingerprint::files_under;
 use crate::class::reports::{ERROR_SCHEMA, GradingError};
 use crate::class::roster::Student;
@@ -151,7 +152,8 @@ impl Slot {
             let dir = base.join(format!("slot-{index}"));
             if let Some(lock) = FolderLock::try_acquire(&dir)? {
                 // A run killed while grading here may have left a build or a check running.
-                kill_leftovers(&dir);
+                cleanup::kill_leftovers(&dir);
+                cleanup::holding(&dir);
                 return Ok(Self { dir, _lock: lock });
             }
         }
@@ -231,7 +233,7 @@ impl Slot {
         .map_err(|e| format!("{e:#}"))?;
         // Checks run in process groups of their own; when the grader was stopped in the middle
         // of one, it is still running, from this slot's files.
-        kill_leftovers(&self.dir);
+        cleanup::kill_leftovers(&self.dir);
         let log = tail(&std::fs::read(&stderr).unwrap_or_default(), 4000);
         let failure = |reason: String| GradingError {
             schema: ERROR_SCHEMA.to_owned(),
@@ -313,47 +315,6 @@ fn die_with_parent(command: &mut Command) {
 
 #[cfg(not(target_os = "linux"))]
 fn die_with_parent(_command: &mut Command) {}
-
-/// Kills every process whose command line names a file of the slot `dir` — a build, a check
-/// binary — and waits until they are gone: nothing of one student may run on into the next
-/// student's grading (a build finishing late could even make cargo take the next student's
-/// files for already built).
-#[cfg(target_os = "linux")]
-fn kill_leftovers(dir: &Path) {
-    // With the separator, so that slot-1 does not match slot-10.
-    let needle = dir.join("").into_os_string().into_encoded_bytes();
-    let needle = needle.as_slice();
-    let own = std::process::id();
-    for _ in 0..100 {
-        let mut found = false;
-        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-                continue;
-            };
-            if pid != own && cmdline.windows(needle.len()).any(|w| w == needle) {
-                found = true;
-                // SAFETY: kill only sends a signal to the process we just found.
-                unsafe {
-                    libc::kill(pid as libc::pid_t, libc::SIGKILL);
-                }
-            }
-        }
-        if !found {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn kill_leftovers(_dir: &Path) {}
 
 /// Copies what grading reads — the workspace manifest and lockfile, and the graded chapters'
 /// exercise folders — from `source` into a fresh `copy`. Every file is written anew, so cargo

@@ -166,6 +166,7 @@ fn grade(
     force: bool,
 ) -> Result<Vec<Entry>> {
     let started = Instant::now();
+    crate::class::cleanup::on_stop_kill_everything();
     let mut entries: BTreeMap<String, Entry> = BTreeMap::new();
     let mut jobs = Vec::new();
     let chapters: Vec<&Chapter> = settings.chapters.iter().collect();
@@ -204,7 +205,7 @@ fn grade(
                 job,
                 result,
                 elapsed,
-            } => {
+            } if !crate::class::cleanup::stopping() => {
                 let ok = result.is_ok();
                 let file = store.save(
                     &job.student,
@@ -230,6 +231,8 @@ fn grade(
                 bar.finished(!ok, &line);
                 entries.insert(job.student.name.clone(), entry);
             }
+            // Killed by the stop: nothing to keep.
+            Event::Done { .. } => {}
         }
         Ok(())
     })?;
