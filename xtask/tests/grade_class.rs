@@ -459,6 +459,10 @@ fn single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrust
         .unwrap();
     let untrusted = temp_dir("untrusted");
     std::fs::write(untrusted.join("self-graded.json"), &own.stdout).unwrap();
+    // A report from a grader built from other sources is not trusted either.
+    let mut other_build = read_json(&reports.join("solved-1.json"));
+    other_build["grader"]["build"] = "a changed grader".into();
+    std::fs::write(reports.join("other-build.json"), other_build.to_string()).unwrap();
     // A report of other chapters is rejected.
     let other = xtask()
         .args(["grade", "ch08", "--format", "json", "--workspace"])
@@ -488,6 +492,7 @@ fn single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrust
     let own_row = row(&merged, "self-graded");
     assert_eq!(own_row[6], "graded");
     assert_eq!(own_row[7], "no", "a self-graded report is not trusted");
+    assert_eq!(row(&merged, "other-build")[7], "no");
 
     let report = read_json(&out.join("class-report.json"));
     let student = |name: &str| {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::class::reports::{Entry, Outcome, SectionView};
+use crate::class::reports::{Entry, Expected, Outcome, SectionView};
 use crate::class::time;
 use crate::grading;
 use crate::workbook::{Chapter, Rubric, Workbook};
@@ -37,6 +37,8 @@ pub struct ClassReport {
 #[derive(Debug, Serialize, Deserialize)]
 pub struct GraderInfo {
     pub version: String,
+    /// The fingerprint of the grader's sources.
+    pub build: String,
     /// The fingerprint of the checks the class is graded with.
     pub checks: String,
 }
@@ -127,7 +129,7 @@ pub fn build(
     workbook: &Workbook,
     chapters: &[Chapter],
     checks_dir: Option<&std::path::Path>,
-    checks_fingerprint: &str,
+    expected: &Expected,
     due: Option<i64>,
     entries: &[Entry],
 ) -> anyhow::Result<ClassReport> {
@@ -154,7 +156,8 @@ pub fn build(
         generated_at: time::format_utc(time::now()),
         grader: GraderInfo {
             version: crate::class::stamp::GRADER_VERSION.to_owned(),
-            checks: checks_fingerprint.to_owned(),
+            build: expected.build.clone(),
+            checks: expected.checks.clone(),
         },
         due: due.map(time::format_utc),
         chapters: infos,

@@ -106,6 +106,8 @@ pub struct GradingError {
 pub struct Expected {
     pub chapters: Vec<String>,
     pub checks: String,
+    /// The fingerprint of this grader's sources.
+    pub build: String,
 }
 
 /// How one student's result came to be.
@@ -139,6 +141,8 @@ pub const UNTRUSTED_FOLDER: &str = "it came from a folder given as --untrusted-r
 pub const OWN_COPY: &str = "the student's own copy of the grader produced it (their own \
                             workflow or machine): feedback, not a grade";
 pub const OTHER_CHECKS: &str = "it was graded with checks that differ from yours";
+pub const OTHER_GRADER: &str =
+    "it was graded by a grader of the same version built from other sources than yours";
 
 /// Reads the report or error record in `file` for `student` and checks it against `expected`.
 pub fn read(
@@ -243,6 +247,9 @@ fn judge(grade: &GradeView, expected: &Expected, untrusted: &mut Vec<String>) ->
     }
     if stamp.checks != expected.checks {
         untrusted.push(OTHER_CHECKS.to_owned());
+    }
+    if stamp.build != expected.build {
+        untrusted.push(OTHER_GRADER.to_owned());
     }
     None
 }

@@ -19,6 +19,10 @@ pub const GRADER_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub struct GraderStamp {
     /// The grader's version.
     pub version: String,
+    /// A fingerprint of the grader's own sources (`xtask/src`, its manifest and the lockfile):
+    /// two graders of one version built from different code differ here.
+    #[serde(default)]
+    pub build: String,
     /// A fingerprint of the checks used (rubrics, check files, mutants of learner-tests
     /// chapters, shared helpers, chapter weights): equal fingerprints mean equal checks.
     pub checks: String,
@@ -53,6 +57,7 @@ impl GraderStamp {
         let (commit, commit_time) = last_commit(graded).unzip();
         Ok(Self {
             version: GRADER_VERSION.to_owned(),
+            build: grader_build(workbook)?,
             checks: fingerprint::checks(workbook, chapters, private)?,
             graded_own_copy: own,
             commit,
@@ -61,6 +66,16 @@ impl GraderStamp {
             github_run_id: std::env::var("GITHUB_RUN_ID").ok(),
         })
     }
+}
+
+/// The fingerprint of this grader's sources.
+pub fn grader_build(workbook: &Workbook) -> Result<String> {
+    let mut hash = fingerprint::Fingerprint::default();
+    let xtask = workbook.root.join("xtask");
+    hash.tree(&xtask, &xtask.join("src"))?;
+    hash.file(&xtask, &xtask.join("Cargo.toml"))?;
+    hash.file(&workbook.root, &workbook.root.join("Cargo.lock"))?;
+    Ok(hash.finish())
 }
 
 /// The commit checked out in `dir` and its committer time, when `dir` is the top of a git

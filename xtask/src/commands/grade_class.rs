@@ -96,6 +96,7 @@ pub fn run(args: GradeClassArgs) -> Result<ExitCode> {
     let expected = Expected {
         chapters: chapters.iter().map(|c| c.id.clone()).collect(),
         checks: fingerprint::checks(&workbook, &chapter_refs, checks_dir.as_deref())?,
+        build: crate::class::stamp::grader_build(&workbook)?,
     };
     let due = args.due.as_deref().map(time::parse).transpose()?;
     let store = Store::open(&args.out)?;
@@ -143,7 +144,7 @@ pub fn run(args: GradeClassArgs) -> Result<ExitCode> {
         &workbook,
         &chapters,
         checks_dir.as_deref(),
-        &expected.checks,
+        &expected,
         due,
         &entries,
     )?;
@@ -177,6 +178,7 @@ fn grade(
         };
         let mut hash = Fingerprint::default();
         hash.text(GRADER_VERSION)
+            .text(&expected.build)
             .text(&expected.checks)
             .text(&expected.chapters.join(" "))
             .text(&fingerprint::copy(copy, &chapters)?);
