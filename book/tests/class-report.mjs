@@ -10,24 +10,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { Tally, launch } from "./chromium.mjs";
 
 const [reportArg, bookArg, ...untrusted] = process.argv.slice(2);
 const report = path.resolve(reportArg);
 const book = path.resolve(bookArg);
-const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
-const failures = [];
-let passed = 0;
-function expect(condition, what) {
-  if (condition) passed += 1;
-  else failures.push(what);
-}
+const tally = new Tally("class report");
+const expect = (condition, what) => tally.expect(condition, what);
 
-const browser = await chromium.launch({
-  executablePath: chromiumPath,
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-});
+const browser = await launch();
 try {
   const page = await browser.newPage();
   const errors = [];
@@ -95,6 +87,4 @@ try {
   await browser.close();
 }
 
-for (const failure of failures) console.log(`  FAIL  ${failure}`);
-console.log(`class report: ${passed} passed, ${failures.length} failed`);
-process.exit(failures.length === 0 ? 0 : 1);
+tally.finish();
