@@ -130,8 +130,9 @@ fn ns(duration: Duration) -> String {
 #[test]
 fn reaches_ceiling() {
     // Every regime: below the cap, at it, a cap 1 ns either side of base·2^3 (so the last
-    // ceilings before the cap are 80 ms, then 80 ms ± 1 ns), a base above the cap, and a 1 ns base
-    // whose ceiling keeps doubling past attempt 32 (where 2^attempt outgrows a u32) up to 2^49 ns.
+    // ceilings before the cap are 80 ms, then 80 ms ± 1 ns), a base above the cap, a 1 ns base
+    // whose ceiling keeps doubling past attempt 32 (where 2^attempt outgrows a u32) up to 2^49 ns,
+    // and ceilings of 2^32 s and more, which no u64 of nanoseconds can hold.
     // Across 200 seeds the draws before each retry must range over the whole of [0, ceiling] and
     // average near its middle; a draw below a smaller ceiling (an exponent capped too early, an
     // attempt number shifted by one, a factor that stops growing) never comes near the top.
@@ -141,6 +142,8 @@ fn reaches_ceiling() {
         (10 * MS, Duration::from_nanos(79_999_999), 0..=5),
         (2_000 * MS, 500 * MS, 0..=2),
         (Duration::from_nanos(1), Duration::from_secs(1_000_000), 28..=52),
+        // Past u64 nanoseconds (about 584 years), below a cap that is further still.
+        (Duration::from_secs(1), Duration::MAX, 32..=38),
     ];
     for (base, cap, attempts) in settings {
         for attempt in attempts {
