@@ -133,7 +133,7 @@ fn reaches_ceiling() {
     // ceilings before the cap are 80 ms, then 80 ms ± 1 ns), a base above the cap, a 1 ns base
     // whose ceiling keeps doubling past attempt 32 (where 2^attempt outgrows a u32) up to 2^49 ns,
     // and ceilings of 2^32 s and more, which no u64 of nanoseconds can hold.
-    // Across 200 seeds the draws before each retry must range over the whole of [0, ceiling] and
+    // Across 200 draws the ones before each retry must range over the whole of [0, ceiling] and
     // average near its middle; a draw below a smaller ceiling (an exponent capped too early, an
     // attempt number shifted by one, a factor that stops growing) never comes near the top.
     let settings = [
@@ -145,11 +145,16 @@ fn reaches_ceiling() {
         // Past u64 nanoseconds (about 584 years), below a cap that is further still.
         (Duration::from_secs(1), Duration::MAX, 32..=38),
     ];
-    for (base, cap, attempts) in settings {
+    for (setting, (base, cap, attempts)) in (0u64..).zip(settings) {
         for attempt in attempts {
             let limit = ceiling(attempt, base, cap);
+            // One seeded stream per setting and attempt: 200 draws from it are as good a sample
+            // as 200 seeds, and seeding a generator costs more than a draw.
+            let mut rng = seeded(setting * 1_000 + u64::from(attempt));
             let draws: Vec<f64> = (0..200)
-                .map(|seed| draw(attempt, base, cap, seed).as_secs_f64() / limit.as_secs_f64())
+                .map(|_| {
+                    draw_with(attempt, base, cap, &mut rng).as_secs_f64() / limit.as_secs_f64()
+                })
                 .collect();
             let mean = draws.iter().sum::<f64>() / draws.len() as f64;
             let low = draws.iter().copied().fold(f64::INFINITY, f64::min);
@@ -180,18 +185,22 @@ fn reaches_ceiling() {
 fn nanosecond_edges() {
     // Ceilings of a few nanoseconds, where rounding shows: (3 ns, 11 ns) gives 3, 6, 11 ns and
     // (3 ns, 13 ns) gives 3, 6, 12, 13 ns (caps 1 ns either side of 3·2^2). The range is inclusive
-    // at both ends, so across 400 seeds both 0 and the ceiling itself turn up.
+    // at both ends, so across 400 draws both 0 and the ceiling itself turn up (a value of 14 is
+    // missed by all 400 with probability (13/14)^400, about 1 in 10^13).
     for (base, cap) in [(3, 11), (3, 13), (1, 7)] {
         let (base, cap) = (Duration::from_nanos(base), Duration::from_nanos(cap));
         for attempt in 0..5 {
             let limit = ceiling(attempt, base, cap);
-            let draws: Vec<Duration> = (0..400).map(|seed| draw(attempt, base, cap, seed)).collect();
+            let mut rng = seeded(base.as_nanos() as u64 * 100 + cap.as_nanos() as u64 + 7);
+            let draws: Vec<Duration> = (0..400)
+                .map(|_| draw_with(attempt, base, cap, &mut rng))
+                .collect();
             let low = draws.iter().copied().min().unwrap_or_default();
             let high = draws.iter().copied().max().unwrap_or_default();
             assert!(
                 low.is_zero() && high == limit,
                 "full_jitter(attempt = {attempt}, base = {}, cap = {}) draws from [0, {}], both \
-                 ends included and at nanosecond resolution; across 400 seeds yours ranged from \
+                 ends included and at nanosecond resolution; across 400 draws yours ranged from \
                  {} to {}",
                 ns(base),
                 ns(cap),
