@@ -24,6 +24,7 @@ pub fn junit(chapters: &[ChapterGrade]) -> String {
     let reports: Vec<&Report> = chapters.iter().map(|c| &c.report).collect();
     let total_tests: usize = reports.iter().map(|r| cases(r)).sum();
     let total_failures: usize = reports.iter().map(|r| failures(r)).sum();
+    let total_skipped: usize = reports.iter().map(|r| r.skipped).sum();
     let total_time: f64 = reports
         .iter()
         .map(|r| seconds(r.compile_ms + r.run_ms))
@@ -31,15 +32,16 @@ pub fn junit(chapters: &[ChapterGrade]) -> String {
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         xml,
-        "<testsuites name=\"retry-workbook\" tests=\"{total_tests}\" failures=\"{total_failures}\" time=\"{total_time:.3}\">"
+        "<testsuites name=\"retry-workbook\" tests=\"{total_tests}\" failures=\"{total_failures}\" skipped=\"{total_skipped}\" time=\"{total_time:.3}\">"
     );
     for report in reports {
         let _ = writeln!(
             xml,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{:.3}\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
             escape(&format!("{} {}", report.chapter, report.title)),
             cases(report),
             failures(report),
+            report.skipped,
             seconds(report.compile_ms + report.run_ms)
         );
         let _ = writeln!(
@@ -71,12 +73,18 @@ pub fn junit(chapters: &[ChapterGrade]) -> String {
             );
             if result.outcome.passed() {
                 xml.push_str("/>\n");
+            } else if result.outcome.skipped() {
+                let _ = writeln!(
+                    xml,
+                    ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                    escape(&explain(&result.outcome))
+                );
             } else {
                 let _ = writeln!(
                     xml,
                     ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>",
                     escape(&result.title),
-                    status(&result.outcome),
+                    result.outcome.status(),
                     escape(&explain(&result.outcome))
                 );
             }
@@ -92,29 +100,12 @@ fn cases(report: &Report) -> usize {
 }
 
 fn failures(report: &Report) -> usize {
-    report
-        .results
-        .iter()
-        .filter(|r| !r.outcome.passed())
-        .count()
+    report.results.iter().filter(|r| r.outcome.failed()).count()
         + usize::from(report.compile_failure.is_some())
 }
 
 fn seconds(millis: u64) -> f64 {
     millis as f64 / 1e3
-}
-
-/// The outcome's name, as the JSON report spells it.
-fn status(outcome: &crate::runner::Outcome) -> String {
-    serde_json::to_value(outcome)
-        .ok()
-        .and_then(|value| {
-            value
-                .get("status")
-                .and_then(|s| s.as_str())
-                .map(str::to_owned)
-        })
-        .unwrap_or_else(|| "failed".to_owned())
 }
 
 /// Escapes text for XML attributes and content, dropping characters XML 1.0 forbids.
@@ -196,8 +187,17 @@ pub fn classroom(chapters: &[ChapterGrade]) -> ClassroomResult {
         }
         for result in report.hidden() {
             let passed = result.outcome.passed();
+            // The reporter knows pass, fail and error only: a skip is a fail that says so.
+            let skipped = if result.outcome.skipped() {
+                " [skipped]"
+            } else {
+                ""
+            };
             tests.push(ClassroomTest {
-                name: format!("{} {} — {}", report.chapter, result.id, result.title),
+                name: format!(
+                    "{} {} — {}{skipped}",
+                    report.chapter, result.id, result.title
+                ),
                 status: if passed { "pass" } else { "fail" },
                 message: (!passed).then(|| explain(&result.outcome)),
                 test_code: format!("cargo xtask check {}", report.chapter),
@@ -292,6 +292,13 @@ mod tests {
                 },
             ),
             row("retry.sleeps_asynchronously", 2, Outcome::TimedOut { limit_ms: 2_000 }),
+            row(
+                "postgres.claims_only_due_rows",
+                1,
+                Outcome::Skipped {
+                    reason: "set WORKBOOK_POSTGRES_URL to run the PostgreSQL checks".to_owned(),
+                },
+            ),
         ];
         let passing = Report {
             schema: crate::grading::REPORT_SCHEMA,
@@ -299,15 +306,18 @@ mod tests {
             title: "Full jitter".to_owned(),
             graded: "the crate in student/exercises/ch08-full-jitter".to_owned(),
             graded_path: "student/exercises/ch08-full-jitter".to_owned(),
+            workspace: "/home/student/retry-workbook".to_owned(),
             compiled: true,
             compile_failure: None,
             results,
             score: 2,
-            max_score: 7,
+            max_score: 8,
             passed: false,
+            skipped: 1,
             compile_ms: 400,
             run_ms: 90,
             start_here: None,
+            available_tests: Vec::new(),
         };
         let broken = Report {
             chapter: "ch01".to_owned(),
@@ -326,12 +336,18 @@ mod tests {
             results: Vec::new(),
             score: 0,
             max_score: 10,
-            ..Report::empty(&test_chapter(), "a test".to_owned(), String::new(), 0)
+            ..Report::empty(
+                &test_chapter(),
+                "a test".to_owned(),
+                String::new(),
+                "/home/student/retry-workbook".to_owned(),
+                0,
+            )
         };
         vec![
             ChapterGrade {
                 weight: 2,
-                points: 2.0 * 2.0 / 7.0,
+                points: 2.0 * 2.0 / 8.0,
                 tampered: Vec::new(),
                 report: passing,
             },

@@ -14,9 +14,11 @@ mod progress;
 mod report;
 mod runner;
 mod sandbox;
+mod shipped;
 mod suites;
 mod system;
 mod term;
+mod util;
 mod workbook;
 
 use std::process::ExitCode;

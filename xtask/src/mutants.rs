@@ -81,75 +81,89 @@ pub fn load(path: &Path) -> Result<Mutant> {
     Ok(mutant)
 }
 
-/// Writes the mutant as a crate under `target/workbook/mutants/<chapter>/` and returns its folder.
-/// Every `find` must occur exactly once in its file, so a mutant cannot silently go stale.
+/// The mutant `name` of `chapter`, or an error that lists the ones it has.
+pub fn find(workbook: &Workbook, chapter: &Chapter, name: &str) -> Result<Mutant> {
+    let dir = workbook.mutants_dir(chapter);
+    let file = dir.join(format!("{}.toml", name.trim_end_matches(".toml")));
+    if !file.is_file() {
+        let known: Vec<String> = load_all(&dir)?.into_iter().map(|m| m.name).collect();
+        bail!(
+            "{} has no mutant `{name}`; it has: {}",
+            chapter.id,
+            known.join(", ")
+        );
+    }
+    load(&file)
+}
+
+/// Writes the mutant as a crate under `target/workbook/…/mutants/<chapter>/` and returns its
+/// folder. Every `find` must occur exactly once in its file, so a mutant cannot silently go stale.
 pub fn materialize(workbook: &Workbook, chapter: &Chapter, mutant: &Mutant) -> Result<PathBuf> {
     let target = workbook.work_dir().join("mutants").join(&chapter.id);
-    write_solution_copy(workbook, chapter, &target, mutant)?;
-    Ok(target)
-}
-
-impl Mutant {
-    /// No mutation at all: the code as it is.
-    pub fn unchanged() -> Self {
-        Self {
-            name: "unchanged".to_owned(),
-            description: String::new(),
-            rejected_by: String::new(),
-            points: 0,
-            section: None,
-            edits: Vec::new(),
-        }
-    }
-}
-
-/// An unchanged, stand-alone copy of the solution under `target/workbook/<purpose>/<chapter>/`.
-pub fn copy_of_solution(workbook: &Workbook, chapter: &Chapter, purpose: &str) -> Result<PathBuf> {
-    let target = workbook.work_dir().join(purpose).join(&chapter.id);
-    let package = format!("{}_{purpose}", chapter.crate_name());
     write_crate_copy(
         &workbook.solution_dir(chapter),
         &target,
-        &package,
-        &[],
-        &Mutant::unchanged(),
+        &CrateCopy {
+            package: &format!("{}_mutant", chapter.crate_name()),
+            mutant: Some(mutant),
+            ..CrateCopy::default()
+        },
     )?;
     Ok(target)
 }
 
-fn write_solution_copy(
-    workbook: &Workbook,
-    chapter: &Chapter,
-    target: &Path,
-    mutant: &Mutant,
-) -> Result<()> {
-    let package = format!("{}_mutant", chapter.crate_name());
+/// An unchanged, stand-alone copy of the solution under `target/workbook/…/<purpose>/<chapter>/`.
+pub fn copy_of_solution(workbook: &Workbook, chapter: &Chapter, purpose: &str) -> Result<PathBuf> {
+    let target = workbook.work_dir().join(purpose).join(&chapter.id);
     write_crate_copy(
         &workbook.solution_dir(chapter),
-        target,
-        &package,
-        &[],
-        mutant,
-    )
+        &target,
+        &CrateCopy {
+            package: &format!("{}_{purpose}", chapter.crate_name()),
+            ..CrateCopy::default()
+        },
+    )?;
+    Ok(target)
 }
 
-/// Writes a stand-alone copy of the crate at `source` into `target` under the name `package`:
-/// `replaced` files (relative path, text) are put in first, then `mutant`'s edits are applied.
+/// How a stand-alone copy of a crate differs from its source.
+#[derive(Debug, Default)]
+pub struct CrateCopy<'a> {
+    /// The copy's package name (cargo tells builds apart by it).
+    pub package: &'a str,
+    /// The library's name; by default the source's package name, so code that `use`s it compiles.
+    pub library: Option<&'a str>,
+    /// Files (relative path, text) put in place of the source's, or added.
+    pub replaced: &'a [(String, String)],
+    /// Edits applied after that.
+    pub mutant: Option<&'a Mutant>,
+}
+
+/// Writes a stand-alone copy of the crate at `source` into `target`, as `copy` describes.
 /// Files are rewritten only when they change, so an unchanged copy costs no rebuild.
-pub fn write_crate_copy(
-    source: &Path,
-    target: &Path,
-    package: &str,
-    replaced: &[(String, String)],
-    mutant: &Mutant,
-) -> Result<()> {
+pub fn write_crate_copy(source: &Path, target: &Path, copy: &CrateCopy) -> Result<()> {
     let mut files = crate_files(source)?;
-    for (relative, text) in replaced {
+    for (relative, text) in copy.replaced {
         match files.iter_mut().find(|(file, _)| file == relative) {
             Some((_, old)) => old.clone_from(text),
             None => files.push((relative.clone(), text.clone())),
         }
     }
+    if let Some(mutant) = copy.mutant {
+        apply(mutant, &mut files)?;
+    }
+    for (relative, text) in &files {
+        write_if_changed(&target.join(relative), text)?;
+    }
+    write_if_changed(
+        &target.join("Cargo.toml"),
+        &standalone_manifest(source, copy.package, copy.library)?,
+    )?;
+    Ok(())
+}
+
+/// Applies the mutant's edits; each `find` must occur exactly once in its file.
+fn apply(mutant: &Mutant, files: &mut [(String, String)]) -> Result<()> {
     for edit in &mutant.edits {
         let Some((_, text)) = files
             .iter_mut()
@@ -172,13 +186,6 @@ pub fn write_crate_copy(
         }
         *text = text.replacen(edit.find.as_str(), &edit.replace, 1);
     }
-    for (relative, text) in &files {
-        write_if_changed(&target.join(relative), text)?;
-    }
-    write_if_changed(
-        &target.join("Cargo.toml"),
-        &standalone_manifest(source, package)?,
-    )?;
     Ok(())
 }
 
@@ -213,8 +220,8 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> Result
     Ok(())
 }
 
-/// The solution's manifest made stand-alone, under a mutant's package name.
-fn standalone_manifest(source: &Path, package: &str) -> Result<String> {
+/// The source's manifest made stand-alone, under another package name.
+fn standalone_manifest(source: &Path, package: &str, library: Option<&str>) -> Result<String> {
     let manifest = CrateManifest::read(source)?;
     let mut table = Table::new();
     table.insert(
@@ -227,7 +234,10 @@ fn standalone_manifest(source: &Path, package: &str) -> Result<String> {
         ])),
     );
     // The library keeps the source's name, so code and tests that `use` it still compile.
-    let library = manifest.package_name()?.replace('-', "_");
+    let library = match library {
+        Some(name) => name.to_owned(),
+        None => manifest.package_name()?.replace('-', "_"),
+    };
     table.insert(
         "lib".to_owned(),
         Value::Table(Table::from_iter([(

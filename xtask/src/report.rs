@@ -19,6 +19,11 @@ pub fn render_text(report: &Report, style: Style) -> String {
         report.graded,
         report.graded_path
     );
+    let _ = writeln!(
+        out,
+        "{}",
+        style.dim(&format!("workbook: {}", report.workspace))
+    );
     if let Some(failure) = &report.compile_failure {
         render_compile_failure(&mut out, failure, style);
         let _ = writeln!(
@@ -59,19 +64,32 @@ pub fn render_text(report: &Report, style: Style) -> String {
     let visible: Vec<&CheckResult> = report.visible().collect();
     if !visible.is_empty() {
         let _ = writeln!(out, "\n     your visible tests");
-        for result in visible {
+        for result in &visible {
             render_row(&mut out, result, width, style);
         }
     }
     let hidden_passed = report.hidden().filter(|r| r.outcome.passed()).count();
     let visible_passed = report.visible().filter(|r| r.outcome.passed()).count();
-    let summary = format!(
-        "Score {}/{} · {hidden_passed} of {} checks passed · {visible_passed} of {} visible tests passed",
+    let mut summary = format!(
+        "Score {}/{} · {hidden_passed} of {} checks passed",
         report.score,
         report.max_score,
         report.hidden().count(),
-        report.visible().count(),
     );
+    if report.skipped > 0 {
+        let _ = write!(
+            summary,
+            " · {} skipped (not run here, no points)",
+            report.skipped
+        );
+    }
+    if !visible.is_empty() {
+        let _ = write!(
+            summary,
+            " · {visible_passed} of {} visible tests passed",
+            report.visible().count()
+        );
+    }
     out.push('\n');
     let _ = writeln!(
         out,
@@ -88,6 +106,8 @@ pub fn render_text(report: &Report, style: Style) -> String {
 fn render_row(out: &mut String, result: &CheckResult, width: usize, style: Style) {
     let mark = if result.outcome.passed() {
         style.green("✓")
+    } else if result.outcome.skipped() {
+        style.yellow("–")
     } else {
         style.red("✗")
     };
@@ -166,6 +186,7 @@ pub fn explain(outcome: &Outcome) -> String {
              files disagree (an author's error, not yours)"
                 .to_owned()
         }
+        Outcome::Skipped { reason } => format!("skipped, no points: {reason}"),
     }
 }
 
@@ -176,8 +197,10 @@ fn render_compile_failure(
 ) {
     let _ = writeln!(out);
     let shown = 3;
+    let mut warned = false;
     for error in failure.errors.iter().take(shown) {
-        if !error.in_graded_crate {
+        if !error.in_graded_crate && !warned {
+            warned = true;
             let _ = writeln!(
                 out,
                 "{}",

@@ -9,13 +9,13 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::commands::check::{TargetArgs, grade_chapter};
-use crate::grading::{self, Report};
+use crate::grading::{self, Grader, Report, Target};
 use crate::harness;
-use crate::manifest_toml::CrateManifest;
+use crate::manifest_toml::{CrateManifest, write_if_changed};
+use crate::mutants;
 use crate::report::explain;
+use crate::shipped::Shipped;
 use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
-use crate::{mutants, term};
 
 /// Prove every chapter (authors and CI): exercises fail, solutions pass, mutants are caught.
 #[derive(Debug, Args)]
@@ -35,6 +35,8 @@ const PAGE_SECTIONS: &[&str] = &["goals", "exercise", "pitfalls", "checklist", "
 pub struct Findings {
     pub problems: Vec<String>,
     pub passed: usize,
+    /// What could not be proven here because a check was skipped (no database, say).
+    pub unproven: Vec<String>,
 }
 
 impl Findings {
@@ -47,6 +49,12 @@ impl Findings {
         let what = what.into();
         println!("  FAIL  {what}");
         self.problems.push(what);
+    }
+
+    pub fn unproven(&mut self, what: impl Into<String>) {
+        let what = what.into();
+        println!("  SKIP  {what}");
+        self.unproven.push(what);
     }
 
     pub fn expect(&mut self, condition: bool, what: impl Into<String>) {
@@ -88,6 +96,15 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     println!("lint");
     lint_solutions(&workbook, &chapters, &mut findings)?;
     println!("\nverify took {:.1} s", started.elapsed().as_secs_f64());
+    if !findings.unproven.is_empty() {
+        println!(
+            "not proven here, because checks were skipped ({}):",
+            findings.unproven.len()
+        );
+        for what in &findings.unproven {
+            println!("  ~ {what}");
+        }
+    }
     for problem in &findings.problems {
         println!("  - {problem}");
     }
@@ -121,19 +138,12 @@ pub fn verify_chapter(
     };
     verify_structure(workbook, chapter, &rubric, findings)?;
 
-    let exercise = grade_chapter(workbook, chapter, &TargetArgs::default(), false)?;
+    let grader = Grader::new(workbook);
+    let exercise = grader.grade(chapter, &Target::Exercise)?;
     verify_exercise_fails(chapter, &exercise, findings);
 
-    let solution = grade_chapter(
-        workbook,
-        chapter,
-        &TargetArgs {
-            solution: true,
-            ..TargetArgs::default()
-        },
-        false,
-    )?;
-    verify_solution_passes(workbook, chapter, &rubric, &solution, findings)?;
+    let solution = grader.grade(chapter, &Target::Solution)?;
+    verify_solution_passes(chapter, &rubric, &solution, findings);
 
     if rubric.learner_tests.is_some() {
         // The mutants are the checks: the solution's reference suite must kill every one, which
@@ -146,7 +156,7 @@ pub fn verify_chapter(
             ),
         );
     } else if with_mutants {
-        verify_mutants(workbook, chapter, &rubric, findings)?;
+        verify_mutants(&grader, chapter, &rubric, findings)?;
     }
     Ok(())
 }
@@ -203,6 +213,7 @@ fn verify_structure(
         );
     }
     findings.expect(!rubric.hints.is_empty(), format!("{id}: has hints"));
+    verify_shipped_record(workbook, chapter, findings)?;
     let text = std::fs::read_to_string(&page).unwrap_or_default();
     let headings: Vec<String> = text
         .lines()
@@ -219,7 +230,10 @@ fn verify_structure(
         format!(
             "{id}: the page has the standard sections ({}){}",
             PAGE_SECTIONS.join(", "),
-            stray_list(&missing.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            stray_list(
+                "missing",
+                &missing.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+            )
         ),
     );
     let solution_include = format!("{{{{#include ../../solutions/{}/", chapter.stem());
@@ -259,6 +273,31 @@ fn verify_structure(
     Ok(())
 }
 
+/// The record of the shipped exercise (`xtask/shipped/<chapter>.txt`) matches the exercise; a
+/// stale one is rewritten, and the finding says to commit it.
+fn verify_shipped_record(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    findings: &mut Findings,
+) -> Result<()> {
+    let id = &chapter.id;
+    let path = Shipped::path(workbook, chapter);
+    let shown = grading::display_path(workbook, &path);
+    let now = Shipped::of_folder(&workbook.exercise_dir(chapter))?;
+    let recorded = std::fs::read_to_string(&path).unwrap_or_default();
+    let text = now.render(chapter);
+    if recorded == text {
+        findings.ok(format!("{id}: {shown} records the exercise as it is"));
+    } else {
+        write_if_changed(&path, &text)?;
+        findings.fail(format!(
+            "{id}: {shown} did not record the exercise as it is; it has been rewritten: commit it \
+             with the exercise (reset and grade read it)"
+        ));
+    }
+    Ok(())
+}
+
 fn verify_exercise_fails(chapter: &Chapter, report: &Report, findings: &mut Findings) {
     let id = &chapter.id;
     if !report.compiled {
@@ -272,12 +311,18 @@ fn verify_exercise_fails(chapter: &Chapter, report: &Report, findings: &mut Find
         .filter(|r| r.outcome.passed())
         .map(|r| r.id.as_str())
         .collect();
+    let skipped = report.hidden().filter(|r| r.outcome.skipped()).count();
+    if skipped > 0 {
+        findings.unproven(format!(
+            "{id}: {skipped} checks were skipped on the untouched exercise, so they are not proven to fail on it"
+        ));
+    }
     findings.expect(
         passing.is_empty(),
         if passing.is_empty() {
             format!(
-                "{id}: the untouched exercise fails all {} hidden checks",
-                report.hidden().count()
+                "{id}: the untouched exercise fails all {} hidden checks that ran",
+                report.hidden().filter(|r| r.outcome.failed()).count()
             )
         } else {
             format!(
@@ -289,12 +334,11 @@ fn verify_exercise_fails(chapter: &Chapter, report: &Report, findings: &mut Find
 }
 
 fn verify_solution_passes(
-    workbook: &Workbook,
     chapter: &Chapter,
     rubric: &Rubric,
     report: &Report,
     findings: &mut Findings,
-) -> Result<()> {
+) {
     let id = &chapter.id;
     if let Some(failure) = &report.compile_failure {
         let first = failure
@@ -304,10 +348,16 @@ fn verify_solution_passes(
         findings.fail(format!(
             "{id}: the solution does not compile with its checks:\n{first}"
         ));
-        return Ok(());
+        return;
     }
     for result in &report.results {
-        if !result.outcome.passed() {
+        if result.outcome.skipped() {
+            findings.unproven(format!(
+                "{id}: {} was skipped: {}",
+                result.id,
+                explain(&result.outcome)
+            ));
+        } else if !result.outcome.passed() {
             findings.fail(format!(
                 "{id}: the solution fails {}: {}",
                 result.id,
@@ -326,46 +376,41 @@ fn verify_solution_passes(
         ),
     );
     if rubric.learner_tests.is_some() {
-        return Ok(());
+        return;
     }
     // Every test in the check files must be in the rubric, or it would never be graded.
-    let solution = TargetArgs {
-        solution: true,
-        ..TargetArgs::default()
-    };
-    let graded = crate::commands::check::graded_crate(workbook, chapter, &solution)?;
-    let harness_dir = harness::prepare(workbook, chapter, rubric, &graded)?;
-    if let Ok(built) = harness::build(workbook, &harness_dir, &graded, false)? {
-        let listed: Vec<String> = rubric.checks.iter().map(|c| c.test_name()).collect();
-        let strays: Vec<String> = crate::runner::list_tests(&built.test_binary)?
-            .into_iter()
-            .filter(|name| !name.starts_with(harness::VISIBLE_MODULE) && !listed.contains(name))
-            .collect();
-        findings.expect(
-            strays.is_empty(),
-            format!(
-                "{id}: every test in the check files is in the rubric{}",
-                stray_list(&strays)
-            ),
-        );
-    }
-    Ok(())
+    let listed: Vec<String> = rubric.checks.iter().map(|c| c.test_name()).collect();
+    let strays: Vec<String> = report
+        .available_tests
+        .iter()
+        .filter(|name| !name.starts_with(harness::VISIBLE_MODULE) && !listed.contains(name))
+        .cloned()
+        .collect();
+    findings.expect(
+        strays.is_empty(),
+        format!(
+            "{id}: every test in the check files is in the rubric{}",
+            stray_list("not in the rubric", &strays)
+        ),
+    );
 }
 
-fn stray_list(strays: &[String]) -> String {
+/// ` (label: a, b)`, or nothing for an empty list.
+fn stray_list(label: &str, strays: &[String]) -> String {
     if strays.is_empty() {
         String::new()
     } else {
-        format!(" (missing: {})", strays.join(", "))
+        format!(" ({label}: {})", strays.join(", "))
     }
 }
 
 fn verify_mutants(
-    workbook: &Workbook,
+    grader: &Grader,
     chapter: &Chapter,
     rubric: &Rubric,
     findings: &mut Findings,
 ) -> Result<()> {
+    let workbook = grader.workbook;
     let id = &chapter.id;
     let all = match mutants::load_all(&workbook.mutants_dir(chapter)) {
         Ok(all) => all,
@@ -387,11 +432,7 @@ fn verify_mutants(
             ));
             continue;
         }
-        let target = TargetArgs {
-            mutant: Some(mutant.name.clone()),
-            ..TargetArgs::default()
-        };
-        let report = match grade_chapter(workbook, chapter, &target, false) {
+        let report = match grader.grade(chapter, &Target::Mutant(mutant.name.clone())) {
             Ok(report) => report,
             Err(error) => {
                 findings.fail(format!("{id}: mutant {}: {error:#}", mutant.name));
@@ -410,12 +451,20 @@ fn verify_mutants(
             ));
             continue;
         }
-        let rejected = report
-            .result(&mutant.rejected_by)
-            .is_some_and(|r| !r.outcome.passed());
+        let named = report.result(&mutant.rejected_by);
+        if let Some(result) = named.filter(|r| r.outcome.skipped()) {
+            findings.unproven(format!(
+                "{id}: mutant {} is not proven rejected: {} was skipped ({})",
+                mutant.name,
+                mutant.rejected_by,
+                explain(&result.outcome)
+            ));
+            continue;
+        }
+        let rejected = named.is_some_and(|r| r.outcome.failed());
         let also: Vec<&str> = report
             .hidden()
-            .filter(|r| !r.outcome.passed() && r.id != mutant.rejected_by)
+            .filter(|r| r.outcome.failed() && r.id != mutant.rejected_by)
             .map(|r| r.id.as_str())
             .collect();
         let also = if also.is_empty() {
@@ -526,7 +575,7 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
                 format!(
                     "{}: a draft chapter has no folders yet{}",
                     chapter.id,
-                    stray_list(&stray)
+                    stray_list("present", &stray)
                 ),
             );
         }
@@ -550,6 +599,5 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
             );
         }
     }
-    let _ = term::color_enabled();
     Ok(())
 }
