@@ -15,6 +15,7 @@ mod report;
 mod runner;
 mod sandbox;
 mod shipped;
+mod shown_answers;
 mod suites;
 mod system;
 mod term;

@@ -15,6 +15,7 @@ use crate::manifest_toml::{CrateManifest, write_if_changed};
 use crate::mutants;
 use crate::report::explain;
 use crate::shipped::Shipped;
+use crate::shown_answers;
 use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
 
 /// Prove every chapter (authors and CI): exercises fail, solutions pass, mutants are caught.
@@ -236,11 +237,7 @@ fn verify_structure(
             )
         ),
     );
-    let solution_include = format!("{{{{#include ../../solutions/{}/", chapter.stem());
-    findings.expect(
-        text.contains(&solution_include),
-        format!("{id}: the page includes its worked example from the solution crate"),
-    );
+    verify_no_answer_on_page(workbook, chapter, rubric, findings)?;
     let learner_file = workbook.exercise_dir(chapter).join(rubric.learner_file());
     let shipped = std::fs::read_to_string(&learner_file).unwrap_or_default();
     if rubric.learner_tests.is_some() {
@@ -270,6 +267,46 @@ fn verify_structure(
         !unfinished,
         format!("{id}: the solution has no todo!() or unimplemented!()"),
     );
+    Ok(())
+}
+
+/// The page teaches without handing over the answer: no code block of the rendered page shares a
+/// run of tokens with a solution function the learner writes (see `shown_answers`).
+fn verify_no_answer_on_page(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    rubric: &Rubric,
+    findings: &mut Findings,
+) -> Result<()> {
+    let id = &chapter.id;
+    let page = workbook.page(chapter);
+    let shown_page = grading::display_path(workbook, &page);
+    let solution_dir = workbook.solution_dir(chapter);
+    let answers = shown_answers::answers(
+        &shown_answers::rust_sources(&workbook.exercise_dir(chapter))?,
+        &shown_answers::rust_sources(&solution_dir)?,
+        &rubric.given,
+        &grading::display_path(workbook, &solution_dir),
+    );
+    let lines = match shown_answers::expand_includes(&page) {
+        Ok(lines) => lines,
+        Err(error) => {
+            findings.fail(format!("{id}: {shown_page}: {error:#}"));
+            return Ok(());
+        }
+    };
+    let shown = shown_answers::shown_answers(&shown_answers::code_blocks(&lines), &answers);
+    for finding in &shown {
+        findings.fail(format!("{id}: {}", finding.message(&shown_page)));
+    }
+    if shown.is_empty() {
+        findings.ok(format!(
+            "{id}: the page shows none of the {} solution functions the exercise asks for (no run \
+             of {} tokens)",
+            answers.len(),
+            shown_answers::RUN_TOKENS
+        ));
+    }
     Ok(())
 }
 
