@@ -4,16 +4,17 @@
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Args;
 
 use crate::grading::{self, Grader, Report, Target};
 use crate::harness;
-use crate::manifest_toml::{CrateManifest, write_if_changed};
+use crate::manifest_toml::{CrateManifest, FolderLock, write_if_changed};
 use crate::mutants;
 use crate::report::explain;
+use crate::sandbox::{self, Ending, Limits};
 use crate::shipped::Shipped;
 use crate::shown_answers;
 use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
@@ -138,6 +139,7 @@ pub fn verify_chapter(
         }
     };
     verify_structure(workbook, chapter, &rubric, findings)?;
+    verify_examples(workbook, chapter, findings)?;
 
     let grader = Grader::new(workbook);
     let exercise = grader.grade(chapter, &Target::Exercise)?;
@@ -634,6 +636,92 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
                 known,
                 format!("{folder}/{name} belongs to a chapter of the manifest"),
             );
+        }
+    }
+    Ok(())
+}
+
+/// The page's "predict, then run" programs (`exercises/<chapter>/examples/*.rs`) compile and run
+/// against the solution: built as examples of a copy of the solution that carries the exercise's
+/// library name, each run in the sandbox and expected to exit successfully.
+fn verify_examples(workbook: &Workbook, chapter: &Chapter, findings: &mut Findings) -> Result<()> {
+    let id = &chapter.id;
+    let exercise = workbook.exercise_dir(chapter);
+    let examples: Vec<(String, String)> = rust_files(&exercise.join("examples"))?
+        .into_iter()
+        .map(|file| {
+            let name = file.file_name().unwrap_or_default().to_string_lossy();
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            Ok((format!("examples/{name}"), text))
+        })
+        .collect::<Result<_>>()?;
+    if examples.is_empty() {
+        return Ok(());
+    }
+    let dir = workbook.work_dir().join("examples").join(id);
+    let _lock = FolderLock::acquire(&dir)?;
+    mutants::write_crate_copy(
+        &workbook.solution_dir(chapter),
+        &dir,
+        &mutants::CrateCopy {
+            package: &format!("{}_examples", chapter.crate_name()),
+            library: Some(&chapter.crate_name()),
+            replaced: &examples,
+            mutant: None,
+        },
+    )?;
+    let copy = harness::Graded::at(&dir, "the solution".to_owned(), "examples")?;
+    let built = harness::cargo_build(
+        workbook,
+        &dir,
+        &copy,
+        &["build", "--examples"],
+        harness::BuildOptions::default(),
+    )?;
+    let binaries = match built {
+        harness::BuildOutcome::Built(built) => built.binaries,
+        harness::BuildOutcome::Failed(failure) => {
+            let first = failure
+                .errors
+                .first()
+                .map_or(failure.cargo_output.clone(), |e| e.rendered.clone());
+            findings.fail(format!(
+                "{id}: the examples do not compile against the solution:\n{first}"
+            ));
+            return Ok(());
+        }
+    };
+    let scratch = dir.join("runs").join(std::process::id().to_string());
+    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let limits = Limits {
+        wall: Duration::from_secs(30),
+        memory_bytes: grading::TESTS_MEMORY_BYTES,
+        output_bytes: grading::OUTPUT_LIMIT_BYTES,
+    };
+    for (name, _) in &examples {
+        let stem = name.trim_start_matches("examples/").trim_end_matches(".rs");
+        let Some((_, binary)) = binaries.iter().find(|(target, _)| target == stem) else {
+            findings.fail(format!("{id}: {name} built no program"));
+            continue;
+        };
+        let (stdout, stderr) = (scratch.join("stdout"), scratch.join("stderr"));
+        let mut command = Command::new(binary);
+        command.current_dir(&scratch).env("NO_COLOR", "1");
+        let finished = sandbox::run(command, limits, &stdout, &stderr)?;
+        let ok = matches!(&finished.ending, Ending::Exited(status) if status.success());
+        if ok {
+            findings.ok(format!(
+                "{id}: {name} compiles and runs against the solution ({:.1} s)",
+                finished.elapsed.as_secs_f64()
+            ));
+        } else {
+            let err = crate::runner::read_head(&stderr, 4_000);
+            findings.fail(format!(
+                "{id}: {name} fails against the solution ({:?}):\n{}",
+                finished.ending,
+                err.trim()
+            ));
         }
     }
     Ok(())
