@@ -481,17 +481,13 @@ pub fn shown_answers(blocks: &[CodeBlock], answers: &[Answer]) -> Vec<Shown> {
         }
         for (answer, (start, windows)) in best {
             let length = windows + RUN_TOKENS - 1;
-            let shared: Vec<&str> = code[start..start + length]
-                .iter()
-                .map(|t| t.text.as_str())
-                .collect();
-            let mut excerpt = shared
+            let mut excerpt = code[start..start + length]
                 .iter()
                 .take(24)
-                .copied()
+                .map(|t| short(&t.text))
                 .collect::<Vec<_>>()
                 .join(" ");
-            if shared.len() > 24 {
+            if length > 24 {
                 excerpt.push_str(" …");
             }
             found.push(Shown {
@@ -504,6 +500,16 @@ pub fn shown_answers(blocks: &[CodeBlock], answers: &[Answer]) -> Vec<Shown> {
         }
     }
     found
+}
+
+/// A token for a one-line message: whitespace collapsed, long literals cut.
+fn short(token: &str) -> String {
+    let flat = token.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > 30 {
+        format!("{}…", flat.chars().take(29).collect::<String>())
+    } else {
+        flat
+    }
 }
 
 impl Shown {
