@@ -537,14 +537,18 @@ mod progress {
                 return None;
             }
             let crate_name = self.compiling.as_deref()?;
-            Some(if self.total > 0 {
-                format!(
-                    "Compiling the checks: {}/{} crates · {crate_name} (only the first check takes this long)",
+            let mut line = format!("Compiling the checks: {crate_name}");
+            if self.total > 0 {
+                line = format!(
+                    "Compiling the checks: {}/{} crates · {crate_name}",
                     self.done, self.total
-                )
-            } else {
-                format!("Compiling the checks: {crate_name}")
-            })
+                );
+            }
+            // Only a cold build compiles this many: every dependency, once.
+            if self.total > 30 {
+                line.push_str(" (the first check compiles every dependency once)");
+            }
+            Some(line)
         }
     }
 
