@@ -138,6 +138,16 @@ fn harness_manifest(
     for (name, spec) in graded_manifest.resolved_dependencies("dev-dependencies")? {
         dependencies.entry(name).or_insert(spec);
     }
+    // The visible tests may come from another crate (the exercise's, for the solution and the
+    // mutants): they need that crate's dev-dependencies.
+    if let Some(owner) = graded.visible_tests.parent()
+        && owner != graded.dir
+        && owner.join("Cargo.toml").is_file()
+    {
+        for (name, spec) in CrateManifest::read(owner)?.resolved_dependencies("dev-dependencies")? {
+            dependencies.entry(name).or_insert(spec);
+        }
+    }
     dependencies.insert(
         "exercise".to_owned(),
         Value::Table(Table::from_iter([
