@@ -18,8 +18,9 @@ pub struct Mutant {
     pub name: String,
     /// The bug, in one sentence, shown when the mutant survives.
     pub description: String,
-    /// The id of the check that must fail on this mutant.
-    pub rejected_by: String,
+    /// The ids of the checks that must fail on this mutant: one id, or a list of them.
+    #[serde(deserialize_with = "one_or_many")]
+    pub rejected_by: Vec<String>,
     /// In a learner-tests chapter: the points for a suite that kills this mutant.
     #[serde(default = "one_point")]
     pub points: u32,
@@ -38,6 +39,20 @@ pub struct Edit {
     pub file: String,
     pub find: String,
     pub replace: String,
+}
+
+/// `"a"` or `["a", "b"]`.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(deserializer)? {
+        OneOrMany::One(id) => vec![id],
+        OneOrMany::Many(ids) => ids,
+    })
 }
 
 fn one_point() -> u32 {
@@ -77,6 +92,9 @@ pub fn load(path: &Path) -> Result<Mutant> {
         .to_owned();
     if mutant.edits.is_empty() {
         bail!("{}: a mutant needs at least one [[edit]]", path.display());
+    }
+    if mutant.rejected_by.is_empty() {
+        bail!("{}: `rejected-by` names no check", path.display());
     }
     Ok(mutant)
 }
@@ -262,4 +280,31 @@ fn standalone_manifest(source: &Path, package: &str, library: Option<&str>) -> R
         source.display(),
         toml::to_string(&table).context("writing a crate copy's manifest")?
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejected_by_is_one_check_or_a_list() {
+        let dir = std::env::temp_dir().join(format!("mutant-format-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let edit = "\n[[edit]]\nfind = \"a\"\nreplace = \"b\"\n";
+        let one = dir.join("one.toml");
+        std::fs::write(
+            &one,
+            format!("description = \"d\"\nrejected-by = \"x.y\"{edit}"),
+        )
+        .unwrap();
+        let many = dir.join("many.toml");
+        std::fs::write(
+            &many,
+            format!("description = \"d\"\nrejected-by = [\"x.y\", \"x.z\"]{edit}"),
+        )
+        .unwrap();
+        assert_eq!(load(&one).unwrap().rejected_by, ["x.y"]);
+        assert_eq!(load(&many).unwrap().rejected_by, ["x.y", "x.z"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -140,7 +140,13 @@ fn reports_version(mdbook: &Path) -> bool {
     Command::new(mdbook)
         .arg("--version")
         .output()
-        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).contains(MDBOOK_VERSION))
+        .is_ok_and(|output| {
+            // `mdbook v0.5.4`: the last word, exactly (0.5.40 is another version).
+            String::from_utf8_lossy(&output.stdout)
+                .split_whitespace()
+                .last()
+                .is_some_and(|word| word.trim_start_matches('v') == MDBOOK_VERSION)
+        })
 }
 
 fn open_in_browser(index: &Path) {

@@ -59,7 +59,7 @@ impl Findings {
         self.unproven.push(what);
     }
 
-    pub fn expect(&mut self, condition: bool, what: impl Into<String>) {
+    pub fn require(&mut self, condition: bool, what: impl Into<String>) {
         if condition {
             self.ok(what.into());
         } else {
@@ -83,11 +83,11 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     if args.chapters.is_empty() {
         println!("the workbook");
         verify_layout(&workbook, &mut findings)?;
-        findings.expect(
+        findings.require(
             crate::commands::figures::figures(&workbook, true)?,
             "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
         );
-        findings.expect(
+        findings.require(
             crate::commands::book::builds(&workbook)?,
             "the book builds (mdbook build book)",
         );
@@ -151,7 +151,7 @@ pub fn verify_chapter(
     if rubric.learner_tests.is_some() {
         // The mutants are the checks: the solution's reference suite must kill every one, which
         // the solution's passing report has just shown.
-        findings.expect(
+        findings.require(
             rubric.checks.iter().any(|c| c.id.starts_with("kills.")),
             format!(
                 "{}: the reference suite is graded against mutants",
@@ -180,7 +180,7 @@ fn verify_structure(
     ] {
         let shown = grading::display_path(workbook, &dir);
         match CrateManifest::read(&dir).and_then(|m| m.package_name()) {
-            Ok(name) => findings.expect(
+            Ok(name) => findings.require(
                 name == expected,
                 format!("{id}: {shown} is the package `{expected}`"),
             ),
@@ -188,7 +188,7 @@ fn verify_structure(
         }
     }
     let page = workbook.page(chapter);
-    findings.expect(
+    findings.require(
         page.is_file(),
         format!(
             "{id}: the book page {} exists",
@@ -197,7 +197,7 @@ fn verify_structure(
     );
     for check in &rubric.checks {
         if let Some(section) = &check.section {
-            findings.expect(
+            findings.require(
                 grading::page_has_section(&page, section),
                 format!(
                     "{id}: {} points to §{section}, a heading of the page",
@@ -210,12 +210,12 @@ fn verify_structure(
         let exercise = std::fs::read(workbook.exercise_dir(chapter).join(given));
         let solution = std::fs::read(workbook.solution_dir(chapter).join(given));
         let same = matches!((&exercise, &solution), (Ok(a), Ok(b)) if a == b);
-        findings.expect(
+        findings.require(
             same,
             format!("{id}: the given file {given} is identical in exercise and solution"),
         );
     }
-    findings.expect(!rubric.hints.is_empty(), format!("{id}: has hints"));
+    findings.require(!rubric.hints.is_empty(), format!("{id}: has hints"));
     verify_shipped_record(workbook, chapter, findings)?;
     let text = std::fs::read_to_string(&page).unwrap_or_default();
     let headings: Vec<String> = text
@@ -228,7 +228,7 @@ fn verify_structure(
         .copied()
         .filter(|section| !headings.iter().any(|heading| heading.contains(section)))
         .collect();
-    findings.expect(
+    findings.require(
         missing.is_empty(),
         format!(
             "{id}: the page has the standard sections ({}){}",
@@ -247,7 +247,7 @@ fn verify_structure(
             .lines()
             .map(str::trim_start)
             .any(|line| line.starts_with("#[test]") || line.starts_with("#[tokio::test"));
-        findings.expect(
+        findings.require(
             !has_tests,
             format!(
                 "{id}: the exercise's {} ships with no tests",
@@ -255,7 +255,7 @@ fn verify_structure(
             ),
         );
     } else {
-        findings.expect(
+        findings.require(
             shipped.contains("todo!("),
             format!("{id}: the exercise has todo!()s to replace"),
         );
@@ -265,7 +265,7 @@ fn verify_structure(
         std::fs::read_to_string(file)
             .is_ok_and(|text| text.contains("todo!(") || text.contains("unimplemented!("))
     });
-    findings.expect(
+    findings.require(
         !unfinished,
         format!("{id}: the solution has no todo!() or unimplemented!()"),
     );
@@ -356,7 +356,7 @@ fn verify_exercise_fails(chapter: &Chapter, report: &Report, findings: &mut Find
             "{id}: {skipped} checks were skipped on the untouched exercise, so they are not proven to fail on it"
         ));
     }
-    findings.expect(
+    findings.require(
         passing.is_empty(),
         if passing.is_empty() {
             format!(
@@ -405,7 +405,7 @@ fn verify_solution_passes(
         }
     }
     let all_pass = report.passed;
-    findings.expect(
+    findings.require(
         all_pass,
         format!(
             "{id}: the solution passes all {} checks and {} visible tests (checks ran in {} ms)",
@@ -425,7 +425,7 @@ fn verify_solution_passes(
         .filter(|name| !name.starts_with(harness::VISIBLE_MODULE) && !listed.contains(name))
         .cloned()
         .collect();
-    findings.expect(
+    findings.require(
         strays.is_empty(),
         format!(
             "{id}: every test in the check files is in the rubric{}",
@@ -458,16 +458,19 @@ fn verify_mutants(
             return Ok(());
         }
     };
-    findings.expect(!all.is_empty(), format!("{id}: has mutants"));
+    findings.require(!all.is_empty(), format!("{id}: has mutants"));
     for mutant in &all {
-        if !rubric
-            .checks
+        let unknown: Vec<&str> = mutant
+            .rejected_by
             .iter()
-            .any(|check| check.id == mutant.rejected_by)
-        {
+            .filter(|named| !rubric.checks.iter().any(|check| &check.id == *named))
+            .map(String::as_str)
+            .collect();
+        if !unknown.is_empty() {
             findings.fail(format!(
-                "{id}: mutant {} names `{}`, which is not a check of the rubric",
-                mutant.name, mutant.rejected_by
+                "{id}: mutant {} names {}, which is not a check of the rubric",
+                mutant.name,
+                unknown.join(", ")
             ));
             continue;
         }
@@ -490,40 +493,64 @@ fn verify_mutants(
             ));
             continue;
         }
-        let named = report.result(&mutant.rejected_by);
-        if let Some(result) = named.filter(|r| r.outcome.skipped()) {
-            findings.unproven(format!(
-                "{id}: mutant {} is not proven rejected: {} was skipped ({})",
-                mutant.name,
-                mutant.rejected_by,
-                explain(&result.outcome)
-            ));
-            continue;
-        }
-        let rejected = named.is_some_and(|r| r.outcome.failed());
-        let also: Vec<&str> = report
-            .hidden()
-            .filter(|r| r.outcome.failed() && r.id != mutant.rejected_by)
-            .map(|r| r.id.as_str())
-            .collect();
-        let also = if also.is_empty() {
-            String::new()
-        } else {
-            format!("; also caught by {}", also.join(", "))
-        };
-        if rejected {
-            findings.ok(format!(
-                "{id}: mutant {} is rejected by {}{also}",
-                mutant.name, mutant.rejected_by
-            ));
-        } else {
-            findings.fail(format!(
-                "{id}: mutant {} survives {} ({}){also}",
-                mutant.name, mutant.rejected_by, mutant.description
-            ));
-        }
+        verify_rejection(chapter, mutant, &report, findings);
     }
     Ok(())
+}
+
+/// Every check a mutant names fails on it (a skipped one leaves it unproven).
+fn verify_rejection(
+    chapter: &Chapter,
+    mutant: &mutants::Mutant,
+    report: &Report,
+    findings: &mut Findings,
+) {
+    let id = &chapter.id;
+    let named = mutant.rejected_by.join(", ");
+    let skipped: Vec<String> = mutant
+        .rejected_by
+        .iter()
+        .filter_map(|check| report.result(check))
+        .filter(|r| r.outcome.skipped())
+        .map(|r| format!("{} ({})", r.id, explain(&r.outcome)))
+        .collect();
+    if !skipped.is_empty() {
+        findings.unproven(format!(
+            "{id}: mutant {} is not proven rejected: {} skipped",
+            mutant.name,
+            skipped.join(", ")
+        ));
+        return;
+    }
+    let survived: Vec<&str> = mutant
+        .rejected_by
+        .iter()
+        .filter(|check| !report.result(check).is_some_and(|r| r.outcome.failed()))
+        .map(String::as_str)
+        .collect();
+    let also: Vec<&str> = report
+        .hidden()
+        .filter(|r| r.outcome.failed() && !mutant.rejected_by.contains(&r.id))
+        .map(|r| r.id.as_str())
+        .collect();
+    let also = if also.is_empty() {
+        String::new()
+    } else {
+        format!("; also caught by {}", also.join(", "))
+    };
+    if survived.is_empty() {
+        findings.ok(format!(
+            "{id}: mutant {} is rejected by {named}{also}",
+            mutant.name
+        ));
+    } else {
+        findings.fail(format!(
+            "{id}: mutant {} survives {} ({}){also}",
+            mutant.name,
+            survived.join(", "),
+            mutant.description
+        ));
+    }
 }
 
 /// clippy -D warnings and rustfmt on the solutions (and the workbook's own crates).
@@ -548,11 +575,11 @@ fn lint_solutions(
     }
     clippy.args(["--", "-D", "warnings"]);
     let names = packages.join(", ");
-    findings.expect(
+    findings.require(
         quiet_success(&mut clippy, &workbook.root)?,
         format!("clippy -D warnings is clean on {names}"),
     );
-    findings.expect(
+    findings.require(
         quiet_success(&mut fmt, &workbook.root)?,
         format!("rustfmt is clean on {names}"),
     );
@@ -576,9 +603,9 @@ pub fn quiet_success(command: &mut Command, dir: &Path) -> Result<bool> {
 fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
     let summary_path = workbook.root.join("book/src/SUMMARY.md");
     let summary = std::fs::read_to_string(&summary_path).unwrap_or_default();
-    findings.expect(!summary.is_empty(), "book/src/SUMMARY.md exists");
+    findings.require(!summary.is_empty(), "book/src/SUMMARY.md exists");
     for part in &workbook.parts {
-        findings.expect(
+        findings.require(
             summary.contains(&format!("# {}", part.title)),
             format!("SUMMARY.md has the part \"{}\"", part.title),
         );
@@ -594,7 +621,7 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
         } else {
             "a draft entry"
         };
-        findings.expect(
+        findings.require(
             summary.contains(&entry),
             format!("SUMMARY.md lists {} as {kind}: {entry}", chapter.id),
         );
@@ -609,7 +636,7 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
                 .filter(|dir| dir.exists())
                 .map(|dir| grading::display_path(workbook, dir))
                 .collect();
-            findings.expect(
+            findings.require(
                 stray.is_empty(),
                 format!(
                     "{}: a draft chapter has no folders yet{}",
@@ -632,7 +659,7 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
             let known = workbook
                 .chapters()
                 .any(|c| name == c.stem() || name == c.id);
-            findings.expect(
+            findings.require(
                 known,
                 format!("{folder}/{name} belongs to a chapter of the manifest"),
             );
