@@ -4,8 +4,9 @@
 //! dropped, so reformatting or recommenting a pasted answer does not hide it.
 //!
 //! The functions the learner writes are those whose body in the exercise holds `todo!()` or
-//! `unimplemented!()`, and those the solution has that the exercise lacks (ch14's tests, private
-//! helpers); the rubric's given files are shipped as they are and never count.
+//! `unimplemented!()`, and those a file of the exercise lacks but the solution's same file has
+//! (ch14's tests, private helpers). The rubric's given files are shipped as they are and never
+//! count, and neither do files only the solution has (a tested worked example the page includes).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -219,13 +220,10 @@ pub fn answers(
 ) -> Vec<Answer> {
     let mut out = Vec::new();
     for (file, text) in solution {
-        if given.contains(file) {
+        let Some(shipped) = exercise.get(file).filter(|_| !given.contains(file)) else {
             continue;
-        }
-        let shipped: Vec<Function> = exercise
-            .get(file)
-            .map(|text| functions(&tokens(text)))
-            .unwrap_or_default();
+        };
+        let shipped = functions(&tokens(shipped));
         // The k-th function of a name in the solution meets the k-th of that name in the
         // exercise (two impls may each have a `new`).
         let mut seen: HashMap<String, usize> = HashMap::new();
@@ -565,6 +563,15 @@ pub fn ceiling(attempt: u32, base_ms: u64, cap_ms: u64) -> u64 {
 }
 "#;
 
+    const WORKED_EXAMPLE: &str = r#"
+/// A tested worked example on a neighbouring problem: the page may include it.
+pub fn linear_delay(attempt: u32, step_ms: u64, cap_ms: u64) -> u64 {
+    let delay = step_ms.saturating_mul(u64::from(attempt) + 1);
+    if delay > cap_ms { return cap_ms; }
+    delay
+}
+"#;
+
     const SOLUTION: &str = r#"
 /// The delay before retry `attempt`.
 pub fn full_jitter(attempt: u32, base_ms: u64, cap_ms: u64, rng: &mut impl rand::Rng) -> u64 {
@@ -624,12 +631,25 @@ pub fn ceiling(attempt: u32, base_ms: u64, cap_ms: u64) -> u64 {
 
     #[test]
     fn only_functions_with_a_todo_or_missing_from_the_exercise_are_answers() {
-        let found = answers(&files(EXERCISE), &files(SOLUTION), &[], "solutions/ch08");
+        let mut solution = files(SOLUTION);
+        solution.insert(
+            "src/worked_example.rs".to_owned(),
+            WORKED_EXAMPLE.to_owned(),
+        );
+        solution.insert(
+            "src/lib.rs".to_owned(),
+            format!(
+                "{SOLUTION}
+fn helper(x: u64) -> u64 {{ let y = x * 2 + 1; let z = y * y - x; z / 3 + y }}
+"
+            ),
+        );
+        let found = answers(&files(EXERCISE), &solution, &[], "solutions/ch08");
         let names: Vec<&str> = found.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(
             names,
-            ["full_jitter"],
-            "ceiling is given, so the page may show it"
+            ["full_jitter", "helper"],
+            "ceiling is given and the worked example is the solution's own file: the page may show them"
         );
     }
 
