@@ -126,19 +126,32 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// Removes terminal colour codes.
+/// Removes terminal escape sequences: CSI (`ESC [ … final byte`, colours among them) and OSC
+/// (`ESC ] … BEL` or `ESC ] … ESC \\`, hyperlinks among them).
 fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
+    let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            for end in chars.by_ref() {
-                if end.is_ascii_alphabetic() {
-                    break;
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                for end in chars.by_ref() {
+                    if ('\x40'..='\x7e').contains(&end) {
+                        break;
+                    }
                 }
             }
-        } else {
-            out.push(c);
+            Some(']') => {
+                while let Some(end) = chars.next() {
+                    if end == '\x07' || (end == '\x1b' && chars.next_if_eq(&'\\').is_some()) {
+                        break;
+                    }
+                }
+            }
+            _ => {}
         }
     }
     out
@@ -408,5 +421,10 @@ mod tests {
     #[test]
     fn ansi_codes_are_removed() {
         assert_eq!(strip_ansi("\x1b[31merror\x1b[0m: x"), "error: x");
+        assert_eq!(
+            strip_ansi("see \x1b]8;;https://a.example/x\x1b\\the docs\x1b]8;;\x1b\\ now"),
+            "see the docs now"
+        );
+        assert_eq!(strip_ansi("\x1b]8;;u\x07link\x1b]8;;\x07"), "link");
     }
 }

@@ -314,6 +314,13 @@ pub enum BuildOutcome<T> {
 }
 
 impl CompileFailure {
+    /// The first error as the compiler rendered it, or cargo's complaint when there is none.
+    pub fn first_message(&self) -> String {
+        self.errors
+            .first()
+            .map_or_else(|| self.cargo_output.clone(), |e| e.rendered.clone())
+    }
+
     /// `file:line` of the first error, where the learner should start.
     pub fn first_location(&self) -> Option<String> {
         let error = self.errors.first()?;

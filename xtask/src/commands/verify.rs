@@ -380,12 +380,9 @@ fn verify_solution_passes(
 ) {
     let id = &chapter.id;
     if let Some(failure) = &report.compile_failure {
-        let first = failure
-            .errors
-            .first()
-            .map_or(failure.cargo_output.clone(), |e| e.rendered.clone());
         findings.fail(format!(
-            "{id}: the solution does not compile with its checks:\n{first}"
+            "{id}: the solution does not compile with its checks:\n{}",
+            failure.first_message()
         ));
         return;
     }
@@ -481,15 +478,11 @@ fn verify_mutants(
                 continue;
             }
         };
-        if !report.compiled {
-            let first = report
-                .compile_failure
-                .as_ref()
-                .and_then(|f| f.errors.first())
-                .map_or(String::new(), |e| e.rendered.clone());
+        if let Some(failure) = &report.compile_failure {
             findings.fail(format!(
-                "{id}: mutant {} does not compile (a mutant must be wrong, not broken):\n{first}",
-                mutant.name
+                "{id}: mutant {} does not compile (a mutant must be wrong, not broken):\n{}",
+                mutant.name,
+                failure.first_message()
             ));
             continue;
         }
@@ -709,12 +702,9 @@ fn verify_examples(workbook: &Workbook, chapter: &Chapter, findings: &mut Findin
     let binaries = match built {
         harness::BuildOutcome::Built(built) => built.binaries,
         harness::BuildOutcome::Failed(failure) => {
-            let first = failure
-                .errors
-                .first()
-                .map_or(failure.cargo_output.clone(), |e| e.rendered.clone());
             findings.fail(format!(
-                "{id}: the examples do not compile against the solution:\n{first}"
+                "{id}: the examples do not compile against the solution:\n{}",
+                failure.first_message()
             ));
             return Ok(());
         }
