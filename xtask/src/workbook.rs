@@ -148,6 +148,14 @@ impl Workbook {
         self.chapters().filter(|chapter| chapter.ready)
     }
 
+    /// The chapters named by `ids`, or every ready chapter when there are none.
+    pub fn ready_chapters_or(&self, ids: &[String]) -> Result<Vec<&Chapter>> {
+        if ids.is_empty() {
+            return Ok(self.ready_chapters().collect());
+        }
+        ids.iter().map(|id| self.ready_chapter(id)).collect()
+    }
+
     /// A chapter by id (`ch08`, `8` or `08`), ready or not.
     pub fn chapter(&self, wanted: &str) -> Result<&Chapter> {
         let id = normalize_id(wanted);

@@ -91,14 +91,7 @@ pub struct GradeReport {
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
-    let chapters: Vec<&Chapter> = if args.chapters.is_empty() {
-        workbook.ready_chapters().collect()
-    } else {
-        args.chapters
-            .iter()
-            .map(|id| workbook.ready_chapter(id))
-            .collect::<Result<_>>()?
-    };
+    let chapters = workbook.ready_chapters_or(&args.chapters)?;
     let grader = Grader {
         checks_dir: args.checks_dir.clone(),
         ..Grader::new(&workbook)

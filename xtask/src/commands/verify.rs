@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::grading::{self, Grader, Report, Target};
+use crate::grading::{self, CheckResult, Grader, Report, Target};
 use crate::harness;
 use crate::manifest_toml::{CrateManifest, FolderLock, write_if_changed};
 use crate::mutants;
@@ -72,14 +72,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
     let started = Instant::now();
     let mut findings = Findings::default();
-    let chapters: Vec<&Chapter> = if args.chapters.is_empty() {
-        workbook.ready_chapters().collect()
-    } else {
-        args.chapters
-            .iter()
-            .map(|id| workbook.ready_chapter(id))
-            .collect::<Result<_>>()?
-    };
+    let chapters = workbook.ready_chapters_or(&args.chapters)?;
     if args.chapters.is_empty() {
         println!("the workbook");
         verify_layout(&workbook, &mut findings)?;
@@ -386,14 +379,22 @@ fn verify_solution_passes(
         ));
         return;
     }
+    let skipped: Vec<&CheckResult> = report
+        .results
+        .iter()
+        .filter(|r| r.outcome.skipped())
+        .collect();
+    if let Some(first) = skipped.first() {
+        let ids: Vec<&str> = skipped.iter().map(|r| r.id.as_str()).collect();
+        findings.unproven(format!(
+            "{id}: {} checks were skipped on the solution ({}): {}",
+            skipped.len(),
+            ids.join(", "),
+            explain(&first.outcome)
+        ));
+    }
     for result in &report.results {
-        if result.outcome.skipped() {
-            findings.unproven(format!(
-                "{id}: {} was skipped: {}",
-                result.id,
-                explain(&result.outcome)
-            ));
-        } else if !result.outcome.passed() {
+        if result.outcome.failed() {
             findings.fail(format!(
                 "{id}: the solution fails {}: {}",
                 result.id,
