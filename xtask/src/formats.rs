@@ -288,6 +288,7 @@ mod tests {
             }),
             elapsed_ms: 12,
             peak_memory_kib: 3_000,
+            timing: crate::grading::Timing::Own,
         }
     }
 

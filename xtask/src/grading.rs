@@ -175,6 +175,24 @@ pub struct CheckResult {
     pub elapsed_ms: u64,
     /// Peak resident memory of the process the check ran in, in KiB.
     pub peak_memory_kib: u64,
+    /// Whether `elapsed_ms` and `peak_memory_kib` are the check's own or shared with others.
+    pub timing: Timing,
+}
+
+/// Whose time and memory a result shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Timing {
+    /// The check ran alone: its own time and its process's peak memory.
+    Own,
+    /// The check passed in a run with others: an equal share of that run's time, and its peak.
+    Shared,
+}
+
+impl Timing {
+    pub fn of(shared: bool) -> Self {
+        if shared { Timing::Shared } else { Timing::Own }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -365,6 +383,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
                 .map(|number| section(workbook, chapter, &headings, number)),
             elapsed_ms: run.elapsed.as_millis() as u64,
             peak_memory_kib: run.peak_memory_kib,
+            timing: Timing::of(run.shared),
         });
     }
     for run in runs.iter().skip(rubric.checks.len()) {
@@ -380,6 +399,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
             section: None,
             elapsed_ms: run.elapsed.as_millis() as u64,
             peak_memory_kib: run.peak_memory_kib,
+            timing: Timing::of(run.shared),
         });
     }
     report.available_tests = available;

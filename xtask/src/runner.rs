@@ -86,6 +86,9 @@ pub struct TestRun {
     pub elapsed: Duration,
     /// Peak resident memory of the process the test ran in, in KiB.
     pub peak_memory_kib: u64,
+    /// True when the time and memory are the run of all tests together (its share of the time,
+    /// the whole process's peak), not this test's own.
+    pub shared: bool,
 }
 
 /// The names of the tests in a test binary.
@@ -147,6 +150,7 @@ pub fn run_all(
                             outcome: Outcome::Passed,
                             elapsed: *elapsed,
                             peak_memory_kib: *peak,
+                            shared: true,
                         })
                     } else if available.contains(&planned.name) {
                         run_one(binary, planned, index, scratch, sources)
@@ -156,6 +160,7 @@ pub fn run_all(
                             outcome: Outcome::Missing,
                             elapsed: Duration::ZERO,
                             peak_memory_kib: 0,
+                            shared: false,
                         })
                     };
                     results.lock().expect("a worker panicked")[index] = Some(result);
@@ -324,6 +329,7 @@ fn run_one(
         outcome,
         elapsed: run.finished.elapsed,
         peak_memory_kib: run.finished.peak_memory_kib,
+        shared: false,
     })
 }
 

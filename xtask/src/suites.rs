@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::grading::{
-    CheckKind, CheckResult, OUTPUT_LIMIT_BYTES, Report, Request, TESTS_MEMORY_BYTES, display_path,
+    CheckKind, CheckResult, OUTPUT_LIMIT_BYTES, Report, Request, TESTS_MEMORY_BYTES, Timing,
+    display_path,
 };
 use crate::harness::{self, BuildOutcome, Graded};
 use crate::mutants::{self, CrateCopy, Mutant};
@@ -225,6 +226,8 @@ fn row(
         section: None,
         elapsed_ms: run.elapsed.as_millis() as u64,
         peak_memory_kib: run.peak_memory_kib,
+        // Every row of a suite shows the suite's run.
+        timing: Timing::Shared,
     }
 }
 

@@ -212,14 +212,19 @@ impl Workbook {
     }
 
     /// Cargo's target folder: `CARGO_TARGET_DIR` when set (relative to the current directory,
-    /// as cargo reads it), else `target/` at the root.
+    /// as cargo reads it); else the one this grader was built in (`<target>/debug/xtask`, which
+    /// also follows a `build.target-dir` in cargo's configuration); else `target/` at the root.
     pub fn target_dir(&self) -> PathBuf {
-        match std::env::var_os("CARGO_TARGET_DIR") {
-            Some(dir) if !dir.is_empty() => std::env::current_dir()
+        if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR").filter(|dir| !dir.is_empty()) {
+            return std::env::current_dir()
                 .map(|cwd| cwd.join(&dir))
-                .unwrap_or_else(|_| self.root.join(dir)),
-            _ => self.root.join("target"),
+                .unwrap_or_else(|_| self.root.join(dir));
         }
+        std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some(exe.parent()?.parent()?.to_path_buf()))
+            .filter(|dir| dir.join("CACHEDIR.TAG").is_file())
+            .unwrap_or_else(|| self.root.join("target"))
     }
 
     /// Where the grader keeps its generated crates and scratch files: one folder per copy of the

@@ -89,12 +89,30 @@ fn json(output: &Output) -> Value {
     })
 }
 
+/// Removes the grader's folders (`target/workbook/<copy>-<hash>`) of copies that are gone.
+fn forget_work_dirs(copies: &[&Path]) {
+    let Ok(entries) = std::fs::read_dir(shared_target().join("workbook")) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let of_a_copy = copies.iter().any(|copy| {
+            let copy_name = copy.file_name().unwrap().to_string_lossy();
+            name.starts_with(&format!("{copy_name}-"))
+        });
+        if of_a_copy {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 #[test]
 fn two_copies_sharing_a_target_folder_each_grade_their_own_exercise() {
     let base = scratch("copies");
-    let first = base.join("first");
+    let pid = std::process::id();
+    let first = base.join(format!("first-{pid}"));
     copy_of_the_workbook(&first);
-    let second = base.join("second");
+    let second = base.join(format!("second-{pid}"));
     run(
         "cp",
         &["-a", first.to_str().unwrap(), second.to_str().unwrap()],
@@ -147,12 +165,13 @@ fn two_copies_sharing_a_target_folder_each_grade_their_own_exercise() {
         "the table names the folder graded:\n{text}"
     );
     let _ = std::fs::remove_dir_all(&base);
+    forget_work_dirs(&[&first, &second]);
 }
 
 #[test]
 fn reset_brings_back_the_shipped_text_after_a_commit() {
     let base = scratch("reset");
-    let copy = base.join("workbook");
+    let copy = base.join(format!("reset-{}", std::process::id()));
     copy_of_the_workbook(&copy);
     let git = |args: &[&str]| {
         let mut all = vec![
@@ -202,6 +221,7 @@ fn reset_brings_back_the_shipped_text_after_a_commit() {
         "the learner's work is backed up"
     );
     let _ = std::fs::remove_dir_all(&base);
+    forget_work_dirs(&[&copy]);
 }
 
 #[test]
