@@ -28,6 +28,8 @@ const OPERATORS: &[&str] = &[
 pub struct Token {
     pub text: String,
     pub line: usize,
+    /// A word of a string literal (never a delimiter of the code around it).
+    pub in_string: bool,
 }
 
 /// Rust tokens of `source`, comments and whitespace dropped. String and character literals are
@@ -76,16 +78,13 @@ pub fn tokens(source: &str) -> Vec<Token> {
             }
             continue;
         }
-        if let Some(end) = raw_string_end(&chars, i) {
+        if let Some((content, end)) = string_literal(&chars, i) {
+            // A string's words are code too (an SQL statement, a message): compared word by
+            // word, so a `sql` block that shows the statement matches the string that holds it.
             line += chars[i..end].iter().filter(|&&c| c == '\n').count();
+            out.extend(words(&content, start_line));
             i = end;
-        } else if c == '"' || (c == 'b' && chars.get(i + 1) == Some(&'"')) {
-            i += if c == 'b' { 2 } else { 1 };
-            while i < chars.len() && chars[i] != '"' {
-                line += usize::from(chars[i] == '\n');
-                i += if chars[i] == '\\' { 2 } else { 1 };
-            }
-            i = (i + 1).min(chars.len());
+            continue;
         } else if c == '\'' {
             i = char_literal_end(&chars, i).unwrap_or(i + 1);
         } else if c.is_alphanumeric() || c == '_' {
@@ -100,8 +99,68 @@ pub fn tokens(source: &str) -> Vec<Token> {
                 .map_or(1, |op| op.len());
         }
         out.push(Token {
-            text: chars[start..i].iter().collect(),
+            text: chars[start..i].iter().collect::<String>().to_lowercase(),
             line: start_line,
+            in_string: false,
+        });
+    }
+    out
+}
+
+/// The text of a string literal at `i` (`"…"`, `b"…"`, `r#"…"#`), its escapes resolved, and
+/// where the literal ends; `None` when no string starts there.
+fn string_literal(chars: &[char], i: usize) -> Option<(String, usize)> {
+    if let Some(end) = raw_string_end(chars, i) {
+        let open = i + chars[i..].iter().position(|&c| c == '"')? + 1;
+        let hashes = open - 1 - i - usize::from(chars[i] == 'b') - 1;
+        let close = end.saturating_sub(1 + hashes).max(open);
+        return Some((chars[open..close].iter().collect(), end));
+    }
+    let open = match (chars.get(i), chars.get(i + 1)) {
+        (Some('"'), _) => i + 1,
+        (Some('b'), Some('"')) if i == 0 || !is_ident(chars[i - 1]) => i + 2,
+        _ => return None,
+    };
+    let mut text = String::new();
+    let mut j = open;
+    while j < chars.len() && chars[j] != '"' {
+        if chars[j] == '\\' {
+            j += 1;
+            match chars.get(j) {
+                Some('n' | 't' | 'r') | Some('\n') => text.push(' '),
+                Some(&escaped) => text.push(escaped),
+                None => {}
+            }
+        } else {
+            text.push(chars[j]);
+        }
+        j += 1;
+    }
+    Some((text, (j + 1).min(chars.len())))
+}
+
+/// The words, numbers and punctuation of a string's text, as tokens.
+fn words(text: &str, line: usize) -> Vec<Token> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let start = i;
+        if chars[i].is_whitespace() {
+            i += 1;
+            continue;
+        }
+        if is_ident(chars[i]) {
+            while i < chars.len() && is_ident(chars[i]) {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+        out.push(Token {
+            text: chars[start..i].iter().collect::<String>().to_lowercase(),
+            line,
+            in_string: true,
         });
     }
     out
@@ -163,7 +222,7 @@ pub struct Function {
 pub fn functions(tokens: &[Token]) -> Vec<Function> {
     let mut found = Vec::new();
     for (i, token) in tokens.iter().enumerate() {
-        if token.text != "fn" {
+        if token.text != "fn" || token.in_string {
             continue;
         }
         let Some(name) = tokens.get(i + 1).filter(|t| t.text.starts_with(is_ident)) else {
@@ -171,7 +230,7 @@ pub fn functions(tokens: &[Token]) -> Vec<Function> {
         };
         let Some(open) = tokens[i + 2..]
             .iter()
-            .position(|t| t.text == "{" || t.text == ";")
+            .position(|t| !t.in_string && (t.text == "{" || t.text == ";"))
             .map(|p| i + 2 + p)
             .filter(|&p| tokens[p].text == "{")
         else {
@@ -180,6 +239,7 @@ pub fn functions(tokens: &[Token]) -> Vec<Function> {
         let mut depth = 0;
         let close = tokens[open..].iter().position(|t| {
             match t.text.as_str() {
+                _ if t.in_string => {}
                 "{" => depth += 1,
                 "}" => depth -= 1,
                 _ => {}
@@ -197,7 +257,9 @@ pub fn functions(tokens: &[Token]) -> Vec<Function> {
 
 fn asks_for_code(function: &Function) -> bool {
     function.body.windows(2).any(|pair| {
-        (pair[0].text == "todo" || pair[0].text == "unimplemented") && pair[1].text == "!"
+        !pair[0].in_string
+            && (pair[0].text == "todo" || pair[0].text == "unimplemented")
+            && pair[1].text == "!"
     })
 }
 
@@ -603,30 +665,51 @@ pub fn ceiling(attempt: u32, base_ms: u64, cap_ms: u64) -> u64 {
     }
 
     #[test]
-    fn tokens_drop_comments_and_keep_literals_whole() {
-        let texts: Vec<String> =
-            tokens("let s = \"a // b { \"; // gone\n/* also */ x.y('{', r#\"}\"#)")
+    fn strings_are_compared_word_by_word_and_case_blind() {
+        let rust: Vec<String> =
+            tokens("conn.execute(\"UPDATE outbox\\n SET sent = 1 WHERE id = ?1\", [id])")
                 .into_iter()
                 .map(|t| t.text)
                 .collect();
+        let sql: Vec<String> = tokens("update outbox set sent = 1 where id = ?1")
+            .into_iter()
+            .map(|t| t.text)
+            .collect();
+        assert!(
+            rust.windows(sql.len()).any(|w| w == sql),
+            "{rust:?} / {sql:?}"
+        );
+        let raw: Vec<String> = tokens("r#\"SELECT \"id\" FROM t\"#")
+            .into_iter()
+            .map(|t| t.text)
+            .collect();
+        assert_eq!(raw, ["select", "\"", "id", "\"", "from", "t"]);
+    }
+
+    #[test]
+    fn tokens_drop_comments_but_not_what_strings_say() {
+        let all = tokens("let s = \"a // b { \"; // gone\n/* also */ x.y('{', r#\"}\"#)");
+        let texts: Vec<&str> = all.iter().map(|t| t.text.as_str()).collect();
         assert_eq!(
             texts,
             [
-                "let",
-                "s",
-                "=",
-                "\"a // b { \"",
-                ";",
-                "x",
-                ".",
-                "y",
-                "(",
-                "'{'",
-                ",",
-                "r#\"}\"#",
+                "let", "s", "=", "a", "/", "/", "b", "{", ";", "x", ".", "y", "(", "'{'", ",", "}",
                 ")"
             ]
         );
+        let braces_in_strings = all
+            .iter()
+            .filter(|t| t.in_string && (t.text == "{" || t.text == "}"));
+        assert_eq!(
+            braces_in_strings.count(),
+            2,
+            "they never open or close a body"
+        );
+        let body = functions(&tokens(
+            "fn f() { println!(\"{{ not a brace\"); g() } fn h() {}",
+        ));
+        assert_eq!(body.len(), 2);
+        assert_eq!(body[0].body.last().unwrap().text, ")");
     }
 
     #[test]
