@@ -68,10 +68,8 @@ pub struct Grader<'a> {
     pub workbook: &'a Workbook,
     /// An instructor's private checks: `<dir>/<chapter>/chapter.toml` and its check files.
     pub checks_dir: Option<PathBuf>,
-    /// Colour in compiler messages.
-    pub color: bool,
-    /// Show cargo's progress on stderr while the checks compile.
-    pub show_progress: bool,
+    /// Colour in compiler messages, and cargo's progress while the checks compile.
+    pub build: BuildOptions,
 }
 
 impl<'a> Grader<'a> {
@@ -80,8 +78,7 @@ impl<'a> Grader<'a> {
         Self {
             workbook,
             checks_dir: None,
-            color: false,
-            show_progress: false,
+            build: BuildOptions::default(),
         }
     }
 
@@ -107,10 +104,7 @@ impl<'a> Grader<'a> {
             chapter,
             rubric: &rubric,
             graded: &graded,
-            build: BuildOptions {
-                color: self.color,
-                show_progress: self.show_progress,
-            },
+            build: self.build,
         };
         match &rubric.learner_tests {
             Some(spec) => crate::suites::grade(&request, spec),

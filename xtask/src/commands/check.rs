@@ -8,6 +8,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use crate::grading::{self, Grader, Report, Target};
+use crate::harness::BuildOptions;
 use crate::progress::Progress;
 use crate::report;
 use crate::term::{self, Style};
@@ -85,8 +86,10 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let target = args.target.target();
     let grader = Grader {
         checks_dir: args.target.checks_dir.clone(),
-        color: style.color,
-        show_progress: args.format == Format::Text && std::io::stderr().is_terminal(),
+        build: BuildOptions {
+            color: style.color,
+            show_progress: args.format == Format::Text && std::io::stderr().is_terminal(),
+        },
         ..Grader::new(&workbook)
     };
     let report = grader.grade(chapter, &target)?;

@@ -14,6 +14,7 @@ use clap::Args;
 
 use crate::commands::{hint, list};
 use crate::grading::{Grader, Target};
+use crate::harness::BuildOptions;
 use crate::progress::Progress;
 use crate::report;
 use crate::term::{self, Style};
@@ -90,7 +91,10 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style) {
         print!("\x1b[2J\x1b[H");
     }
     let grader = Grader {
-        color: style.color,
+        build: BuildOptions {
+            color: style.color,
+            show_progress: std::io::stderr().is_terminal(),
+        },
         ..Grader::new(workbook)
     };
     match grader.grade(chapter, &Target::Exercise) {
