@@ -21,6 +21,12 @@ pub struct ChapterGrade {
 
 /// JUnit XML: one `<testsuite>` per chapter, one `<testcase>` per check or visible test.
 pub fn junit(chapters: &[ChapterGrade]) -> String {
+    let mut xml = String::new();
+    write_junit(&mut xml, chapters).expect("writing to a String cannot fail");
+    xml
+}
+
+fn write_junit(xml: &mut String, chapters: &[ChapterGrade]) -> std::fmt::Result {
     let reports: Vec<&Report> = chapters.iter().map(|c| &c.report).collect();
     let total_tests: usize = reports.iter().map(|r| cases(r)).sum();
     let total_failures: usize = reports.iter().map(|r| failures(r)).sum();
@@ -29,13 +35,13 @@ pub fn junit(chapters: &[ChapterGrade]) -> String {
         .iter()
         .map(|r| seconds(r.compile_ms + r.run_ms))
         .sum();
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
+    xml.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    writeln!(
         xml,
         "<testsuites name=\"retry-workbook\" tests=\"{total_tests}\" failures=\"{total_failures}\" skipped=\"{total_skipped}\" time=\"{total_time:.3}\">"
-    );
+    )?;
     for report in reports {
-        let _ = writeln!(
+        writeln!(
             xml,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
             escape(&format!("{} {}", report.chapter, report.title)),
@@ -43,56 +49,56 @@ pub fn junit(chapters: &[ChapterGrade]) -> String {
             failures(report),
             report.skipped,
             seconds(report.compile_ms + report.run_ms)
-        );
-        let _ = writeln!(
+        )?;
+        writeln!(
             xml,
             "    <properties>\n      <property name=\"score\" value=\"{}\"/>\n      <property name=\"max_score\" value=\"{}\"/>\n    </properties>",
             report.score, report.max_score
-        );
+        )?;
         if let Some(failure) = &report.compile_failure {
             let text: Vec<&str> = failure.errors.iter().map(|e| e.rendered.as_str()).collect();
-            let _ = writeln!(
+            writeln!(
                 xml,
                 "    <testcase classname=\"{}\" name=\"compile\" time=\"{:.3}\">\n      <failure message=\"the crate does not compile\" type=\"compile_error\">{}</failure>\n    </testcase>",
                 report.chapter,
                 seconds(report.compile_ms),
                 escape(&strip_ansi(&text.join("\n")))
-            );
+            )?;
         }
         for result in &report.results {
             let classname = match result.kind {
                 CheckKind::Check => format!("{}.checks", report.chapter),
                 CheckKind::Visible => format!("{}.visible", report.chapter),
             };
-            let _ = write!(
+            write!(
                 xml,
                 "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
                 escape(&classname),
                 escape(&result.id),
                 seconds(result.elapsed_ms)
-            );
+            )?;
             if result.outcome.passed() {
                 xml.push_str("/>\n");
             } else if result.outcome.skipped() {
-                let _ = writeln!(
+                writeln!(
                     xml,
                     ">\n      <skipped message=\"{}\"/>\n    </testcase>",
                     escape(&explain(&result.outcome))
-                );
+                )?;
             } else {
-                let _ = writeln!(
+                writeln!(
                     xml,
                     ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>",
                     escape(&result.title),
                     result.outcome.status(),
                     escape(&explain(&result.outcome))
-                );
+                )?;
             }
         }
         xml.push_str("  </testsuite>\n");
     }
     xml.push_str("</testsuites>\n");
-    xml
+    Ok(())
 }
 
 fn cases(report: &Report) -> usize {

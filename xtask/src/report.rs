@@ -1,6 +1,6 @@
 //! Renders a grading report for people (a table) and for tools (JSON).
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use crate::grading::{CheckKind, CheckResult, Report};
 use crate::runner::Outcome;
@@ -11,36 +11,51 @@ const MIN_ID_WIDTH: usize = 30;
 
 /// The report as a table, with a failure's explanation under its row.
 pub fn render_text(report: &Report, style: Style) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
+    TextReport { report, style }.to_string()
+}
+
+/// A report, displayed as the table.
+struct TextReport<'a> {
+    report: &'a Report,
+    style: Style,
+}
+
+impl fmt::Display for TextReport<'_> {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_text(out, self.report, self.style)
+    }
+}
+
+fn write_text(out: &mut impl Write, report: &Report, style: Style) -> fmt::Result {
+    writeln!(
         out,
         "{} — {} ({})",
         style.bold(&format!("{} · {}", report.chapter, report.title)),
         report.graded,
         report.graded_path
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "{}",
         style.dim(&format!("workbook: {}", report.workspace))
-    );
+    )?;
     if let Some(failure) = &report.compile_failure {
-        render_compile_failure(&mut out, failure, style);
-        let _ = writeln!(
+        render_compile_failure(out, failure, style)?;
+        writeln!(
             out,
             "\n{} it does not compile, so no check could run (0/{} points).",
             style.red("✗"),
             report.max_score
-        );
+        )?;
         if let Some(place) = &report.start_here {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "Start here: fix the first error, at {place}, then check again."
-            );
+            )?;
         }
-        return out;
+        return Ok(());
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "{}",
         style.dim(&format!(
@@ -48,8 +63,8 @@ pub fn render_text(report: &Report, style: Style) -> String {
             report.compile_ms as f64 / 1e3,
             report.run_ms as f64 / 1e3
         ))
-    );
-    out.push('\n');
+    )?;
+    out.write_char('\n')?;
     // The id column fits the longest hidden check id, so the points always line up.
     let width = report
         .hidden()
@@ -57,15 +72,15 @@ pub fn render_text(report: &Report, style: Style) -> String {
         .max()
         .unwrap_or(0)
         .max(MIN_ID_WIDTH);
-    let _ = writeln!(out, "  {:<3}{:<width$} {:>6}  rule", "", "check", "points");
+    writeln!(out, "  {:<3}{:<width$} {:>6}  rule", "", "check", "points")?;
     for result in report.hidden() {
-        render_row(&mut out, result, width, style);
+        render_row(out, result, width, style)?;
     }
     let visible: Vec<&CheckResult> = report.visible().collect();
     if !visible.is_empty() {
-        let _ = writeln!(out, "\n     your visible tests");
+        writeln!(out, "\n     your visible tests")?;
         for result in &visible {
-            render_row(&mut out, result, width, style);
+            render_row(out, result, width, style)?;
         }
     }
     let hidden_passed = report.hidden().filter(|r| r.outcome.passed()).count();
@@ -77,21 +92,21 @@ pub fn render_text(report: &Report, style: Style) -> String {
         report.hidden().count(),
     );
     if report.skipped > 0 {
-        let _ = write!(
+        write!(
             summary,
             " · {} skipped (not run here, no points)",
             report.skipped
-        );
+        )?;
     }
     if !visible.is_empty() {
-        let _ = write!(
+        write!(
             summary,
             " · {visible_passed} of {} visible tests passed",
             report.visible().count()
-        );
+        )?;
     }
-    out.push('\n');
-    let _ = writeln!(
+    out.write_char('\n')?;
+    writeln!(
         out,
         "{}",
         if report.passed {
@@ -99,11 +114,16 @@ pub fn render_text(report: &Report, style: Style) -> String {
         } else {
             style.bold(&summary)
         }
-    );
-    out
+    )?;
+    Ok(())
 }
 
-fn render_row(out: &mut String, result: &CheckResult, width: usize, style: Style) {
+fn render_row(
+    out: &mut impl Write,
+    result: &CheckResult,
+    width: usize,
+    style: Style,
+) -> fmt::Result {
     let mark = if result.outcome.passed() {
         style.green("✓")
     } else if result.outcome.skipped() {
@@ -120,12 +140,12 @@ fn render_row(out: &mut String, result: &CheckResult, width: usize, style: Style
         CheckKind::Visible => "",
     };
     let row = format!("  {mark}  {:<width$} {points:>6}  {title}", result.id);
-    let _ = writeln!(out, "{}", row.trim_end());
+    writeln!(out, "{}", row.trim_end())?;
     if result.outcome.passed() {
-        return;
+        return Ok(());
     }
     for line in explain(&result.outcome).lines() {
-        let _ = writeln!(out, "       {line}");
+        writeln!(out, "       {line}")?;
     }
     if let Some(section) = &result.section {
         let title = section
@@ -133,15 +153,16 @@ fn render_row(out: &mut String, result: &CheckResult, width: usize, style: Style
             .as_deref()
             .map(|t| format!(" {t}"))
             .unwrap_or_default();
-        let _ = writeln!(
+        writeln!(
             out,
             "       {}",
             style.yellow(&format!(
                 "→ book §{}{title} ({})",
                 section.number, section.link
             ))
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// What went wrong, in the learner's terms.
@@ -191,34 +212,35 @@ pub fn explain(outcome: &Outcome) -> String {
 }
 
 fn render_compile_failure(
-    out: &mut String,
+    out: &mut impl Write,
     failure: &crate::harness::CompileFailure,
     style: Style,
-) {
-    let _ = writeln!(out);
+) -> fmt::Result {
+    writeln!(out)?;
     let shown = 3;
     let mut warned = false;
     for error in failure.errors.iter().take(shown) {
         if !error.in_graded_crate && !warned {
             warned = true;
-            let _ = writeln!(
+            writeln!(
                 out,
                 "{}",
                 style.yellow(
                     "The hidden checks do not compile against your crate: its public API (names, \
                      parameters, types) must stay as the exercise gives it."
                 )
-            );
+            )?;
         }
-        let _ = writeln!(out, "{}", error.rendered.trim_end());
-        let _ = writeln!(out);
+        writeln!(out, "{}", error.rendered.trim_end())?;
+        writeln!(out)?;
     }
     if failure.errors.len() > shown {
-        let _ = writeln!(out, "… and {} more errors.", failure.errors.len() - shown);
+        writeln!(out, "… and {} more errors.", failure.errors.len() - shown)?;
     }
     if failure.errors.is_empty() {
-        let _ = writeln!(out, "{}", failure.cargo_output.trim_end());
+        writeln!(out, "{}", failure.cargo_output.trim_end())?;
     }
+    Ok(())
 }
 
 /// The report as pretty JSON, schema `retry-workbook/check-report/v1`.
