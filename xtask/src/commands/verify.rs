@@ -53,6 +53,11 @@ impl Findings {
         self.problems.push(what);
     }
 
+    /// Something worth a look that is not a failure.
+    pub fn note(&mut self, what: impl AsRef<str>) {
+        println!("  note  {}", what.as_ref());
+    }
+
     pub fn unproven(&mut self, what: impl Into<String>) {
         let what = what.into();
         println!("  SKIP  {what}");
@@ -488,6 +493,21 @@ fn verify_mutants(
             continue;
         }
         verify_rejection(chapter, mutant, &report, findings);
+    }
+    let unnamed: Vec<&str> = rubric
+        .checks
+        .iter()
+        .filter(|check| !all.iter().any(|m| m.rejected_by.contains(&check.id)))
+        .map(|check| check.id.as_str())
+        .collect();
+    if !unnamed.is_empty() {
+        findings.note(format!(
+            "{id}: no mutant names {} of {} checks ({}); each is proven only to fail on the \
+             untouched exercise",
+            unnamed.len(),
+            rubric.checks.len(),
+            unnamed.join(", ")
+        ));
     }
     Ok(())
 }
