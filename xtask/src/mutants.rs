@@ -307,4 +307,67 @@ mod tests {
         assert_eq!(load(&many).unwrap().rejected_by, ["x.y", "x.z"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    fn mutant(find: &str) -> Mutant {
+        Mutant {
+            name: "m".to_owned(),
+            description: String::new(),
+            rejected_by: vec!["x.y".to_owned()],
+            points: 1,
+            section: None,
+            edits: vec![Edit {
+                file: "src/lib.rs".to_owned(),
+                find: find.to_owned(),
+                replace: "2".to_owned(),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_copy_applies_each_edit_exactly_once_or_refuses() {
+        let dir = std::env::temp_dir().join(format!("mutant-copy-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("source/src")).unwrap();
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"source\"]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("source/Cargo.toml"),
+            "[package]\nname = \"source_solution\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("source/src/lib.rs"),
+            "pub const A: u8 = 1;\npub const B: u8 = 7;\n",
+        )
+        .unwrap();
+        let copy = |find: &str, library: Option<&str>| {
+            write_crate_copy(
+                &dir.join("source"),
+                &dir.join("copy"),
+                &CrateCopy {
+                    package: "copy_pkg",
+                    library,
+                    mutant: Some(&mutant(find)),
+                    ..CrateCopy::default()
+                },
+            )
+        };
+        copy("7", Some("source")).unwrap();
+        let lib = std::fs::read_to_string(dir.join("copy/src/lib.rs")).unwrap();
+        assert_eq!(lib, "pub const A: u8 = 1;\npub const B: u8 = 2;\n");
+        let manifest = std::fs::read_to_string(dir.join("copy/Cargo.toml")).unwrap();
+        assert!(manifest.contains("name = \"copy_pkg\""), "{manifest}");
+        assert!(
+            manifest.contains("name = \"source\""),
+            "the library's name: {manifest}"
+        );
+        let twice = copy("u8 =", None).unwrap_err();
+        assert!(format!("{twice:#}").contains("occurs 2 times"), "{twice:#}");
+        let stale = copy("no such text", None).unwrap_err();
+        assert!(format!("{stale:#}").contains("occurs 0 times"), "{stale:#}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
