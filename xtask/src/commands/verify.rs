@@ -162,7 +162,25 @@ pub fn verify_chapter(
     Ok(())
 }
 
+/// The chapter's crates, rubric and page agree with each other and with the rules.
 fn verify_structure(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    rubric: &Rubric,
+    findings: &mut Findings,
+) -> Result<()> {
+    verify_crates(workbook, chapter, rubric, findings)?;
+    findings.require(
+        !rubric.hints.is_empty(),
+        format!("{}: has hints", chapter.id),
+    );
+    verify_shipped_record(workbook, chapter, findings)?;
+    verify_page(workbook, chapter, rubric, findings)?;
+    verify_no_answer_on_page(workbook, chapter, rubric, findings)
+}
+
+/// Package names, given files, what the exercise leaves to do and that the solution does it all.
+fn verify_crates(
     workbook: &Workbook,
     chapter: &Chapter,
     rubric: &Rubric,
@@ -185,25 +203,6 @@ fn verify_structure(
             Err(error) => findings.fail(format!("{id}: {shown}: {error:#}")),
         }
     }
-    let page = workbook.page(chapter);
-    findings.require(
-        page.is_file(),
-        format!(
-            "{id}: the book page {} exists",
-            grading::display_path(workbook, &page)
-        ),
-    );
-    for check in &rubric.checks {
-        if let Some(section) = &check.section {
-            findings.require(
-                grading::page_has_section(&page, section),
-                format!(
-                    "{id}: {} points to §{section}, a heading of the page",
-                    check.id
-                ),
-            );
-        }
-    }
     for given in &rubric.given {
         let exercise = std::fs::read(workbook.exercise_dir(chapter).join(given));
         let solution = std::fs::read(workbook.solution_dir(chapter).join(given));
@@ -213,31 +212,6 @@ fn verify_structure(
             format!("{id}: the given file {given} is identical in exercise and solution"),
         );
     }
-    findings.require(!rubric.hints.is_empty(), format!("{id}: has hints"));
-    verify_shipped_record(workbook, chapter, findings)?;
-    let text = std::fs::read_to_string(&page).unwrap_or_default();
-    let headings: Vec<String> = text
-        .lines()
-        .filter(|line| line.starts_with("## "))
-        .map(str::to_lowercase)
-        .collect();
-    let missing: Vec<&str> = PAGE_SECTIONS
-        .iter()
-        .copied()
-        .filter(|section| !headings.iter().any(|heading| heading.contains(section)))
-        .collect();
-    findings.require(
-        missing.is_empty(),
-        format!(
-            "{id}: the page has the standard sections ({}){}",
-            PAGE_SECTIONS.join(", "),
-            stray_list(
-                "missing",
-                &missing.iter().map(|s| s.to_string()).collect::<Vec<_>>()
-            )
-        ),
-    );
-    verify_no_answer_on_page(workbook, chapter, rubric, findings)?;
     let learner_file = workbook.exercise_dir(chapter).join(rubric.learner_file());
     let shipped = std::fs::read_to_string(&learner_file).unwrap_or_default();
     if rubric.learner_tests.is_some() {
@@ -266,6 +240,55 @@ fn verify_structure(
     findings.require(
         !unfinished,
         format!("{id}: the solution has no todo!() or unimplemented!()"),
+    );
+    Ok(())
+}
+
+/// The page exists, has the standard sections, and has every section a check points to.
+fn verify_page(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    rubric: &Rubric,
+    findings: &mut Findings,
+) -> Result<()> {
+    let id = &chapter.id;
+    let page = workbook.page(chapter);
+    findings.require(
+        page.is_file(),
+        format!(
+            "{id}: the book page {} exists",
+            grading::display_path(workbook, &page)
+        ),
+    );
+    for check in &rubric.checks {
+        if let Some(section) = &check.section {
+            findings.require(
+                grading::page_has_section(&page, section),
+                format!(
+                    "{id}: {} points to §{section}, a heading of the page",
+                    check.id
+                ),
+            );
+        }
+    }
+    let text = std::fs::read_to_string(&page).unwrap_or_default();
+    let headings: Vec<String> = text
+        .lines()
+        .filter(|line| line.starts_with("## "))
+        .map(str::to_lowercase)
+        .collect();
+    let missing: Vec<String> = PAGE_SECTIONS
+        .iter()
+        .filter(|section| !headings.iter().any(|heading| heading.contains(*section)))
+        .map(|section| section.to_string())
+        .collect();
+    findings.require(
+        missing.is_empty(),
+        format!(
+            "{id}: the page has the standard sections ({}){}",
+            PAGE_SECTIONS.join(", "),
+            stray_list("missing", &missing)
+        ),
     );
     Ok(())
 }
