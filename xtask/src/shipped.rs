@@ -78,11 +78,16 @@ impl Shipped {
     }
 
     /// Whether `file` of the folder `dir` is as shipped (a file that was not shipped must be absent).
+    /// A checkout that turned line ends into CRLF (git's `autocrlf` on Windows) still counts.
     pub fn is_as_shipped(&self, dir: &Path, file: &str) -> bool {
-        let now = std::fs::read(dir.join(file))
-            .ok()
-            .map(|bytes| blob_id(&bytes));
-        now.as_ref() == self.files.get(file)
+        let Ok(bytes) = std::fs::read(dir.join(file)) else {
+            return !self.files.contains_key(file);
+        };
+        let Some(shipped) = self.files.get(file) else {
+            return false;
+        };
+        blob_id(&bytes) == *shipped
+            || (bytes.contains(&b'\r') && blob_id(&without_carriage_returns(&bytes)) == *shipped)
     }
 }
 
@@ -167,6 +172,17 @@ fn git_blob(repo: &Path, id: &str, file: &str) -> Result<Vec<u8>> {
     Ok(output.stdout)
 }
 
+/// The bytes with every CRLF turned into LF.
+fn without_carriage_returns(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for (index, &byte) in bytes.iter().enumerate() {
+        if byte != b'\r' || bytes.get(index + 1) != Some(&b'\n') {
+            out.push(byte);
+        }
+    }
+    out
+}
+
 /// Git's id of a file's contents: SHA-1 of `blob <length>\0<bytes>`, in hex.
 pub fn blob_id(bytes: &[u8]) -> String {
     let mut data = format!("blob {}\0", bytes.len()).into_bytes();
@@ -239,6 +255,30 @@ mod tests {
             blob_id(b"hello\n"),
             "ce013625030ba8dba906f756967f9e9ca394464a"
         );
+    }
+
+    #[test]
+    fn a_crlf_checkout_is_as_shipped_and_an_edit_is_not() {
+        let dir = std::env::temp_dir().join(format!("shipped-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let shipped = Shipped {
+            files: [("a.rs".to_owned(), blob_id(b"fn a() {}\nfn b() {}\n"))].into(),
+        };
+        std::fs::write(dir.join("a.rs"), "fn a() {}\r\nfn b() {}\r\n").unwrap();
+        assert!(shipped.is_as_shipped(&dir, "a.rs"));
+        std::fs::write(dir.join("a.rs"), "fn a() {}\nfn b() { 1 }\n").unwrap();
+        assert!(!shipped.is_as_shipped(&dir, "a.rs"));
+        assert!(
+            shipped.is_as_shipped(&dir, "build.rs"),
+            "not shipped and absent"
+        );
+        std::fs::write(dir.join("build.rs"), "fn main() {}\n").unwrap();
+        assert!(
+            !shipped.is_as_shipped(&dir, "build.rs"),
+            "not shipped, yet present"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
