@@ -76,6 +76,7 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style) -> fmt::Resul
     for result in report.hidden() {
         render_row(out, result, width, style)?;
     }
+    render_skip_reasons(out, report, style)?;
     let visible: Vec<&CheckResult> = report.visible().collect();
     if !visible.is_empty() {
         writeln!(out, "\n     your visible tests")?;
@@ -141,7 +142,8 @@ fn render_row(
     };
     let row = format!("  {mark}  {:<width$} {points:>6}  {title}", result.id);
     writeln!(out, "{}", row.trim_end())?;
-    if result.outcome.passed() {
+    // A skip's reason is said once under the table, for all the checks it applies to.
+    if result.outcome.passed() || result.outcome.skipped() {
         return Ok(());
     }
     for line in explain(&result.outcome).lines() {
@@ -160,6 +162,28 @@ fn render_row(
                 "→ book §{}{title} ({})",
                 section.number, section.link
             ))
+        )?;
+    }
+    Ok(())
+}
+
+/// Why checks were skipped and how to run them: each reason once, with how many checks it kept out.
+fn render_skip_reasons(out: &mut impl Write, report: &Report, style: Style) -> fmt::Result {
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for result in report.hidden() {
+        if let Outcome::Skipped { reason } = &result.outcome {
+            match reasons.iter_mut().find(|(seen, _)| seen == reason) {
+                Some((_, count)) => *count += 1,
+                None => reasons.push((reason, 1)),
+            }
+        }
+    }
+    for (reason, count) in reasons {
+        let checks = if count == 1 { "check" } else { "checks" };
+        writeln!(
+            out,
+            "\n  {} {count} {checks} skipped, no points: {reason}",
+            style.yellow("–")
         )?;
     }
     Ok(())
