@@ -102,10 +102,10 @@ pub fn builds(workbook: &Workbook) -> Result<bool> {
     Ok(output.status.success())
 }
 
-/// The mdbook binary: one on PATH at the right version, or ours in target/tools/, installed if
-/// it is not there yet.
+/// The mdbook binary: one on PATH at the right version, or ours in the target folder's tools/,
+/// installed if it is not there yet.
 pub fn ensure_mdbook(workbook: &Workbook) -> Result<PathBuf> {
-    let tools = workbook.root.join("target/tools");
+    let tools = workbook.target_dir().join("tools");
     let ours = tools.join("bin/mdbook");
     if reports_version(&ours) {
         return Ok(ours);
@@ -113,7 +113,10 @@ pub fn ensure_mdbook(workbook: &Workbook) -> Result<PathBuf> {
     if reports_version(Path::new("mdbook")) {
         return Ok(PathBuf::from("mdbook"));
     }
-    println!("Installing mdBook {MDBOOK_VERSION} into target/tools/ (once; about two minutes)…");
+    println!(
+        "Installing mdBook {MDBOOK_VERSION} into {} (once; about two minutes)…",
+        tools.display()
+    );
     let status = Command::new(harness::cargo())
         .args([
             "install",
