@@ -91,6 +91,28 @@ impl Shipped {
     }
 }
 
+impl Shipped {
+    /// The shipped text of `file` of `chapter`'s exercise: the file as it is when it is as
+    /// shipped, else the shipped version from git's history (the learner may have changed it).
+    pub fn text(&self, workbook: &Workbook, chapter: &Chapter, file: &str) -> Result<String> {
+        let dir = workbook.exercise_dir(chapter);
+        let Some(id) = self.files.get(file) else {
+            bail!(
+                "{} is not part of the shipped {} exercise",
+                file,
+                chapter.id
+            );
+        };
+        let bytes = if self.is_as_shipped(&dir, file) {
+            std::fs::read(dir.join(file))
+                .with_context(|| format!("reading {}", dir.join(file).display()))?
+        } else {
+            git_blob(&workbook.root, id, file)?
+        };
+        String::from_utf8(bytes).with_context(|| format!("the shipped {file} is not UTF-8"))
+    }
+}
+
 /// Every file below `dir`, relative and with `/` separators, outside `target/` folders.
 pub fn crate_files(dir: &Path) -> Result<Vec<String>> {
     let mut files = Vec::new();

@@ -15,6 +15,7 @@ use crate::harness::{self, BuildOutcome, Graded};
 use crate::mutants::{self, CrateCopy, Mutant};
 use crate::runner::{self, Outcome};
 use crate::sandbox::{Ending, Limits};
+use crate::shipped::Shipped;
 use crate::util::stable_hash;
 use crate::workbook::{LearnerTests, SUITE_FAST, SUITE_GREEN, kill_check_id};
 
@@ -44,12 +45,12 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         build,
     } = *request;
     let mut report = Report::start(workbook, chapter, rubric, graded);
-    // The code under test always comes from the shipped exercise: the suite meets the real code.
-    let shipped = workbook.exercise_dir(chapter);
+    // The code under test always comes from the shipped exercise, as its record says, even when
+    // the learner changed it: the suite meets the real code.
+    let shipped = Shipped::load(workbook, chapter)?;
     let mut under_test = Vec::new();
     for file in &spec.under_test {
-        let text = std::fs::read_to_string(shipped.join(file))
-            .with_context(|| format!("reading the shipped {file}"))?;
+        let text = shipped.text(workbook, chapter, file)?;
         under_test.push((file.clone(), text));
     }
     let base = workbook.work_dir().join("suites").join(format!(
