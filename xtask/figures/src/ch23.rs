@@ -92,9 +92,10 @@ fn outage(lab: &Lab, without: &[Second], with: &[Second]) -> Figure {
         ))
         .chart(panel(lab, "Requests answered", without, with, answered));
     let grid = Grid::new(format!(
-        "{} requests per second, up to {} attempts each; the dependency fails every call from \
-         second {} to {}",
-        lab.requests_per_second, lab.attempts, lab.outage.start, lab.outage.end
+        "A {}-second outage, {} requests/s, {} attempts each",
+        lab.outage.end - lab.outage.start,
+        lab.requests_per_second,
+        lab.attempts
     ))
     .subtitle(format!(
         "During the outage the dependency received {} calls without a breaker and {} with it \
