@@ -10,10 +10,10 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::harness::{self, BuildOptions, CompileFailure, Graded, VISIBLE_MODULE};
-use crate::manifest_toml::FolderLock;
 use crate::mutants;
 use crate::runner::{self, Outcome, Planned, Sources};
 use crate::sandbox::Limits;
+use crate::util::FolderLock;
 use crate::workbook::{Chapter, Rubric, Workbook};
 
 /// The version of the JSON report's layout; it changes when a field changes meaning.

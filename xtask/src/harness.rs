@@ -12,8 +12,9 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use toml::{Table, Value};
 
-use crate::manifest_toml::{self, CrateManifest, write_if_changed};
+use crate::manifest_toml::{self, CrateManifest};
 use crate::util::stable_hash;
+use crate::util::write_if_changed;
 use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
 
 /// The module that holds the visible tests inside the harness.
@@ -389,7 +390,7 @@ pub fn cargo_build(
     } else {
         "json"
     };
-    let mut command = Command::new(cargo());
+    let mut command = Command::new(crate::util::cargo());
     command
         .args(subcommand)
         .args(["--message-format", format, "--manifest-path"])
@@ -624,9 +625,4 @@ pub fn shorten_paths(workbook: &Workbook, graded: &Graded, text: &str) -> String
         .unwrap_or_default();
     text.replace(&graded_prefix, &graded_relative)
         .replace(&root_prefix, "")
-}
-
-/// The cargo that runs this command, or the one on PATH.
-pub fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }

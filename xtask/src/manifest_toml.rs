@@ -134,37 +134,6 @@ pub fn workspace_profiles(root: &Path) -> Result<Option<Value>> {
     Ok(CrateManifest::read(root)?.table.get("profile").cloned())
 }
 
-/// Writes `contents` to `path` only if it differs, so cargo sees no change when there is none.
-pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool> {
-    if std::fs::read_to_string(path).is_ok_and(|old| old == contents) {
-        return Ok(false);
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))?;
-    Ok(true)
-}
-
-/// An exclusive lock on a folder the grader rewrites (a mutant's or a suite's copy), held until
-/// dropped, so two gradings at once take turns instead of overwriting each other's files.
-pub struct FolderLock {
-    _file: std::fs::File,
-}
-
-impl FolderLock {
-    pub fn acquire(dir: &Path) -> Result<Self> {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let path = dir.join(".lock");
-        let file =
-            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
-        file.lock()
-            .with_context(|| format!("locking {}", path.display()))?;
-        Ok(Self { _file: file })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

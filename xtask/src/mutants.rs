@@ -7,7 +7,8 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use toml::{Table, Value};
 
-use crate::manifest_toml::{CrateManifest, write_if_changed};
+use crate::manifest_toml::CrateManifest;
+use crate::util::write_if_changed;
 use crate::workbook::{Chapter, Workbook};
 
 /// One mutant.

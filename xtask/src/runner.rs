@@ -499,6 +499,7 @@ mod tests {
         assert_eq!(panic.message, "spread evenly\nsecond line");
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_skip_from_support_is_skipped_and_a_lookalike_elsewhere_fails() {
         let sources = Sources {

@@ -65,7 +65,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         .map(|n| n.to_string_lossy().replace('-', "_"))
         .unwrap_or_default();
     let package = format!("{}_suite_{key}", chapter.crate_name());
-    let _lock = crate::manifest_toml::FolderLock::acquire(&base)?;
+    let _lock = crate::util::FolderLock::acquire(&base)?;
     let learner_path = display_path(workbook, &graded.dir);
 
     let started = Instant::now();

@@ -7,7 +7,6 @@ use std::process::{Command, ExitCode};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::harness;
 use crate::workbook::Workbook;
 
 /// The mdBook release the book is written for.
@@ -117,7 +116,7 @@ pub fn ensure_mdbook(workbook: &Workbook) -> Result<PathBuf> {
         "Installing mdBook {MDBOOK_VERSION} into {} (once; about two minutes)…",
         tools.display()
     );
-    let status = Command::new(harness::cargo())
+    let status = Command::new(crate::util::cargo())
         .args([
             "install",
             "mdbook",

@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::grading::display_path;
-use crate::manifest_toml::write_if_changed;
+use crate::util::write_if_changed;
 use crate::workbook::{Chapter, Workbook};
 
 /// Scaffold a chapter (authors): exercise, solution, rubric, a first check, a mutant, a page.

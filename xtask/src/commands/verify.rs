@@ -11,12 +11,13 @@ use clap::Args;
 
 use crate::grading::{self, CheckResult, Grader, Report, Target};
 use crate::harness;
-use crate::manifest_toml::{CrateManifest, FolderLock, write_if_changed};
+use crate::manifest_toml::CrateManifest;
 use crate::mutants;
 use crate::report::explain;
 use crate::sandbox::{self, Ending, Limits};
 use crate::shipped::Shipped;
 use crate::shown_answers;
+use crate::util::{FolderLock, write_if_changed};
 use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
 
 /// Prove every chapter (authors and CI): exercises fail, solutions pass, mutants are caught.
@@ -618,9 +619,9 @@ fn lint_solutions(
 ) -> Result<()> {
     let mut packages: Vec<String> = chapters.iter().map(|c| c.solution_crate_name()).collect();
     packages.extend(["xtask", "workbook-figures"].map(str::to_owned));
-    let mut clippy = Command::new(harness::cargo());
+    let mut clippy = Command::new(crate::util::cargo());
     clippy.arg("clippy").arg("--quiet").arg("--all-targets");
-    let mut fmt = Command::new(harness::cargo());
+    let mut fmt = Command::new(crate::util::cargo());
     fmt.arg("fmt").arg("--check");
     for package in &packages {
         clippy.args(["-p", package]);
