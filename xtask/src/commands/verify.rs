@@ -15,7 +15,7 @@ use crate::manifest_toml::CrateManifest;
 use crate::mutants;
 use crate::report::explain;
 use crate::sandbox::{self, Ending, Limits};
-use crate::shipped::Shipped;
+use crate::shipped::{self, Shipped};
 use crate::shown_answers;
 use crate::util::{FolderLock, write_if_changed};
 use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
@@ -323,8 +323,6 @@ fn verify_no_answer_on_page(
     findings: &mut Findings,
 ) -> Result<()> {
     let id = &chapter.id;
-    let page = workbook.page(chapter);
-    let shown_page = grading::display_path(workbook, &page);
     let solution_dir = workbook.solution_dir(chapter);
     let answers = shown_answers::answers(
         &shown_answers::rust_sources(&workbook.exercise_dir(chapter))?,
@@ -332,21 +330,37 @@ fn verify_no_answer_on_page(
         &rubric.given,
         &grading::display_path(workbook, &solution_dir),
     );
-    let lines = match shown_answers::expand_includes(&page) {
-        Ok(lines) => lines,
-        Err(error) => {
-            findings.fail(format!("{id}: {shown_page}: {error:#}"));
-            return Ok(());
+    // The page and its sub-pages (`book/src/<stem>/*.md`).
+    let mut pages = vec![workbook.page(chapter)];
+    let sub_pages = workbook.page(chapter).with_extension("");
+    if sub_pages.is_dir() {
+        for file in shipped::crate_files(&sub_pages)? {
+            if file.ends_with(".md") {
+                pages.push(sub_pages.join(file));
+            }
         }
-    };
-    let shown = shown_answers::shown_answers(&shown_answers::code_blocks(&lines), &answers);
-    for finding in &shown {
-        findings.fail(format!("{id}: {}", finding.message(&shown_page)));
     }
-    if shown.is_empty() {
+    let mut shown_anywhere = false;
+    for page in &pages {
+        let shown_page = grading::display_path(workbook, page);
+        let lines = match shown_answers::expand_includes(page) {
+            Ok(lines) => lines,
+            Err(error) => {
+                findings.fail(format!("{id}: {shown_page}: {error:#}"));
+                continue;
+            }
+        };
+        let shown = shown_answers::shown_answers(&shown_answers::code_blocks(&lines), &answers);
+        for finding in &shown {
+            findings.fail(format!("{id}: {}", finding.message(&shown_page)));
+        }
+        shown_anywhere |= !shown.is_empty();
+    }
+    if !shown_anywhere {
         findings.ok(format!(
-            "{id}: the page shows none of the {} solution functions the exercise asks for (no run \
-             of {} tokens)",
+            "{id}: no page of the chapter ({}) shows any of the {} solution functions the exercise \
+             asks for (no run of {} tokens)",
+            pages.len(),
             answers.len(),
             shown_answers::RUN_TOKENS
         ));
