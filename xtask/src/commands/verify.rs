@@ -196,7 +196,7 @@ fn verify_structure(
         format!("{}: has hints", chapter.id),
     );
     verify_shipped_record(workbook, chapter, findings)?;
-    verify_page(workbook, chapter, rubric, findings)?;
+    verify_page(workbook, chapter, rubric, findings);
     verify_no_answer_on_page(workbook, chapter, rubric, findings)
 }
 
@@ -266,12 +266,7 @@ fn verify_crates(
 }
 
 /// The page exists, has the standard sections, and has every section a check points to.
-fn verify_page(
-    workbook: &Workbook,
-    chapter: &Chapter,
-    rubric: &Rubric,
-    findings: &mut Findings,
-) -> Result<()> {
+fn verify_page(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric, findings: &mut Findings) {
     let id = &chapter.id;
     let page = workbook.page(chapter);
     findings.require(
@@ -311,7 +306,6 @@ fn verify_page(
             stray_list("missing", &missing)
         ),
     );
-    Ok(())
 }
 
 /// The page teaches without handing over the answer: no code block of the rendered page shares a
