@@ -32,7 +32,7 @@ pub struct Token {
     pub in_string: bool,
 }
 
-/// Rust tokens of `source`, comments and whitespace dropped. String and character literals are
+/// Rust tokens of `source`, comments and whitespace dropped (compare them case-blind). String and character literals are
 /// one token each, so braces or `//` inside them change nothing. Not a full lexer: enough to
 /// compare code, and it never fails.
 pub fn tokens(source: &str) -> Vec<Token> {
@@ -99,7 +99,7 @@ pub fn tokens(source: &str) -> Vec<Token> {
                 .map_or(1, |op| op.len());
         }
         out.push(Token {
-            text: chars[start..i].iter().collect::<String>().to_lowercase(),
+            text: chars[start..i].iter().collect(),
             line: start_line,
             in_string: false,
         });
@@ -158,7 +158,7 @@ fn words(text: &str, line: usize) -> Vec<Token> {
             i += 1;
         }
         out.push(Token {
-            text: chars[start..i].iter().collect::<String>().to_lowercase(),
+            text: chars[start..i].iter().collect(),
             line,
             in_string: true,
         });
@@ -505,10 +505,11 @@ pub struct Shown {
 
 /// Every (code block, answer) pair that shares a run of at least [`RUN_TOKENS`] tokens.
 pub fn shown_answers(blocks: &[CodeBlock], answers: &[Answer]) -> Vec<Shown> {
+    // Compared case-blind (SQL keywords, say), shown as written.
     let key = |tokens: &[Token]| {
         tokens
             .iter()
-            .map(|t| t.text.as_str())
+            .map(|t| t.text.to_lowercase())
             .collect::<Vec<_>>()
             .join("\u{1}")
     };
@@ -666,24 +667,27 @@ pub fn ceiling(attempt: u32, base_ms: u64, cap_ms: u64) -> u64 {
 
     #[test]
     fn strings_are_compared_word_by_word_and_case_blind() {
-        let rust: Vec<String> =
-            tokens("conn.execute(\"UPDATE outbox\\n SET sent = 1 WHERE id = ?1\", [id])")
-                .into_iter()
-                .map(|t| t.text)
-                .collect();
-        let sql: Vec<String> = tokens("update outbox set sent = 1 where id = ?1")
-            .into_iter()
-            .map(|t| t.text)
+        let solution = "fn mark(&self, id: i64) -> Result<usize> {\n    self.conn.execute(\n        \"UPDATE outbox SET sent_at = ?2,\\n status = 'sent' WHERE id = ?1 AND status = 'pending'\",\n        params![id, now],\n    )\n}\n";
+        let exercise = "fn mark(&self, id: i64) -> Result<usize> {\n    todo!()\n}\n";
+        let answers = answers(&files(exercise), &files(solution), &[], "solutions/ch15");
+        let page = "```sql\nupdate outbox set sent_at = ?2, status = 'sent'\n where id = ?1 and status = 'pending'\n```\n";
+        let lines: Vec<(String, usize, Option<String>)> = page
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (l.to_owned(), i + 1, None))
             .collect();
+        let found = shown_answers(&code_blocks(&lines), &answers);
+        assert_eq!(found.len(), 1, "the statement on the page is the answer's");
         assert!(
-            rust.windows(sql.len()).any(|w| w == sql),
-            "{rust:?} / {sql:?}"
+            found[0].excerpt.starts_with("update outbox set"),
+            "shown as the page writes it: {}",
+            found[0].excerpt
         );
         let raw: Vec<String> = tokens("r#\"SELECT \"id\" FROM t\"#")
             .into_iter()
             .map(|t| t.text)
             .collect();
-        assert_eq!(raw, ["select", "\"", "id", "\"", "from", "t"]);
+        assert_eq!(raw, ["SELECT", "\"", "id", "\"", "FROM", "t"]);
     }
 
     #[test]
