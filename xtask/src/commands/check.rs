@@ -132,6 +132,13 @@ fn next_steps(
             style.green(&format!("{} is done.", chapter.id)),
             chapter.id
         );
+        if report.skipped > 0 {
+            text.push_str(&format!(
+                "{} of its checks could not run here and earned nothing; the table says how to \
+                 run them.\n",
+                report.skipped
+            ));
+        }
         if let Some(next) = next {
             text.push_str(&format!(
                 "Next: {} — read {} and run `cargo xtask check {}`.\n",
