@@ -27,21 +27,21 @@ enum Waited {
     Cancelled,
 }
 
-/// Waits until `flag` is `true`, but not past `deadline`, and not after `cancel` fires.
+/// Waits until `flag` is `true`, but not past `deadline`, and not after `stop` is cancelled.
 async fn wait_for_ready(
     mut flag: watch::Receiver<bool>,
     deadline: Instant,
-    cancel: &CancelToken,
+    stop: &CancelToken,
 ) -> Waited {
     // Cancellation first: a cancelled caller wants no answer, whatever the clock says.
-    if cancel.is_cancelled() {
+    if stop.is_cancelled() {
         return Waited::Cancelled;
     }
     tokio::select! {
         // Poll in the order written: when the signal and an answer are ready together,
         // the signal wins.
         biased;
-        () = cancel.cancelled() => Waited::Cancelled,
+        _ = stop.cancelled() => Waited::Cancelled,
         () = tokio::time::sleep_until(deadline) => Waited::DeadlineReached,
         ready = flag.wait_for(|&on| on) => match ready {
             Ok(_) => Waited::Ready {
