@@ -132,20 +132,18 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    let mut calls = 0;
+    let mut call = 1;
     loop {
-        calls += 1;
-        let error = match op().await {
-            Ok(value) => {
-                budget.on_success();
-                return Ok(value);
-            }
-            Err(error) => error,
+        let outcome = op().await;
+        let Err(error) = outcome else {
+            budget.on_success();
+            return outcome;
         };
         budget.on_failure();
-        if calls >= attempts || !budget.can_retry() {
+        if call >= attempts || !budget.can_retry() {
             return Err(error);
         }
+        call += 1;
     }
 }
 // ANCHOR_END: retry_with_budget
