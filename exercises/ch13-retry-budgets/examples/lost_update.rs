@@ -8,12 +8,13 @@
 //! and writes in three steps; the atomic one does all three in a single `fetch_update`. The
 //! program prints how many tickets the threads were handed, against the limit.
 
+use std::sync::Barrier;
 use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::Relaxed;
 use std::thread;
 
 const THREADS: u32 = 8;
-const LIMIT: u32 = 200_000;
+const LIMIT: u32 = 2_000_000;
 
 // ANCHOR: counters
 /// Hands out at most `limit` tickets.
@@ -50,13 +51,15 @@ impl Tickets {
 }
 // ANCHOR_END: counters
 
-/// Lets eight threads take tickets with `take` until it says no; returns how many they got and
+/// Lets eight threads, started together, take tickets with `take` until it says no; returns how many they got and
 /// what the counter says it sold.
 fn rush(tickets: &Tickets, take: fn(&Tickets) -> bool) -> (u32, u32) {
+    let start = Barrier::new(THREADS as usize);
     let handed: u32 = thread::scope(|scope| {
         let threads: Vec<_> = (0..THREADS)
             .map(|_| {
                 scope.spawn(|| {
+                    start.wait();
                     let mut mine = 0;
                     while take(tickets) {
                         mine += 1;
