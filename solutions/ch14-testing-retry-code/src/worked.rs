@@ -11,6 +11,7 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use tokio::task::yield_now;
 use tokio::time::Instant;
 
 use crate::poll::{
@@ -38,7 +39,7 @@ impl HealthCheck for FakeCheck {
 }
 
 fn fake(ready_at: Option<u32>) -> (FakeCheck, Arc<Mutex<Vec<Duration>>>) {
-    let polls = Arc::new(Mutex::new(Vec::new()));
+    let polls: Arc<Mutex<Vec<Duration>>> = Arc::default();
     let check = FakeCheck {
         start: Instant::now(),
         ready_at,
@@ -56,14 +57,14 @@ async fn polls_come_exactly_one_pause_apart_and_stop_at_the_limit() {
         limit: Duration::from_secs(1),
     };
     let (check, polls) = fake(None);
-    let start = Instant::now();
+    let began = Instant::now();
     let task = tokio::spawn(async move {
         wait_until_ready(&check, "inventory", &policy, &mut StdRng::seed_from_u64(3)).await
     });
 
     // The task polls once, then sleeps. The test task is still running, so the clock has not
     // moved, and no pause is shorter than 50 ms: 49 ms later there is still one poll.
-    tokio::task::yield_now().await;
+    yield_now().await;
     tokio::time::advance(49 * MS).await;
     assert_eq!(
         polls.lock().unwrap().len(),
@@ -93,7 +94,8 @@ async fn polls_come_exactly_one_pause_apart_and_stop_at_the_limit() {
         })
     );
     // It gave up without sleeping past its last poll.
-    assert_eq!(start.elapsed(), *polls.last().unwrap());
+    let ended = began.elapsed();
+    assert_eq!(ended, *polls.last().unwrap());
 }
 // ANCHOR_END: virtual_time
 
@@ -101,10 +103,14 @@ async fn polls_come_exactly_one_pause_apart_and_stop_at_the_limit() {
 #[test]
 fn pauses_spread_from_half_to_the_whole_interval() {
     let interval = 200 * MS;
-    let pauses: Vec<Duration> = (0..200)
-        .map(|seed| poll_pause(interval, &mut StdRng::seed_from_u64(seed)))
+    let mut pauses: Vec<Duration> = (0..200)
+        .map(|seed| {
+            let mut rng = StdRng::seed_from_u64(seed);
+            poll_pause(interval, &mut rng)
+        })
         .collect();
-    let (shortest, longest) = (*pauses.iter().min().unwrap(), *pauses.iter().max().unwrap());
+    pauses.sort();
+    let (shortest, longest) = (pauses[0], pauses[pauses.len() - 1]);
     assert!(
         shortest >= interval / 2 && longest <= interval,
         "{shortest:?}..{longest:?}"
@@ -120,14 +126,14 @@ fn pauses_spread_from_half_to_the_whole_interval() {
 #[tokio::test(start_paused = true)]
 async fn asks_about_the_named_service_until_it_is_ready() {
     let mut check = MockHealthCheck::new();
-    let mut order = mockall::Sequence::new();
+    let mut script = mockall::Sequence::new();
     for answer in [false, false, true] {
         check
             .expect_is_ready()
             .withf(|service| service == "inventory")
             .times(1)
-            .in_sequence(&mut order)
-            .returning(move |_| Box::pin(ready(answer)));
+            .in_sequence(&mut script)
+            .returning(move |_service| Box::pin(ready(answer)));
     }
     let policy = PollPolicy {
         interval: 100 * MS,
@@ -155,11 +161,12 @@ proptest! {
     /// milliseconds, never above the interval, and never below half of it (in whole ms).
     #[test]
     fn a_pause_lies_between_half_and_the_whole_interval(
-        nanos in prop_oneof![Just(0u64), 0u64..3_000_000, any::<u64>()],
+        nanos in prop_oneof![any::<u64>(), Just(0), 0..3_000_000u64],
         seed in any::<u64>(),
     ) {
         let interval = Duration::from_nanos(nanos);
-        let pause = poll_pause(interval, &mut StdRng::seed_from_u64(seed));
+        let mut rng = StdRng::seed_from_u64(seed);
+        let pause = poll_pause(interval, &mut rng);
         let whole_ms = Duration::from_millis(interval.as_millis() as u64);
         prop_assert!(pause <= whole_ms, "{pause:?} above {whole_ms:?}");
         prop_assert!(pause * 2 >= whole_ms, "{pause:?} below half of {whole_ms:?}");
@@ -178,8 +185,8 @@ async fn a_poll_timeline() {
     let mut page = String::new();
     for (title, ready_at) in [("Ready at the fourth poll", Some(4)), ("Never ready", None)] {
         let (check, polls) = fake(ready_at);
-        let result =
-            wait_until_ready(&check, "search", &policy, &mut StdRng::seed_from_u64(5)).await;
+        let mut rng = StdRng::seed_from_u64(5);
+        let result = wait_until_ready(&check, "search", &policy, &mut rng).await;
         page.push_str(&format!("{title}:\n"));
         for (number, at) in polls.lock().unwrap().iter().enumerate() {
             page.push_str(&format!("{:>6} ms  poll {}\n", at.as_millis(), number + 1));
