@@ -8,7 +8,7 @@
 //! writes that must happen together or not at all. A statement printer then reads the latest
 //! lines and does slow work with each. The program does not use your code.
 
-use rusqlite::{Connection, Result, Transaction, params};
+use rusqlite::{Connection, Result, Transaction, named_params};
 
 const SCHEMA: &str = "
     CREATE TABLE account (id INTEGER PRIMARY KEY, balance INTEGER NOT NULL);
@@ -34,26 +34,23 @@ fn transfer(
 ) -> Result<i64> {
     // BEGIN: nothing below is visible to other connections until the commit.
     let tx: Transaction<'_> = conn.transaction()?;
-    tx.execute(
-        "UPDATE account SET balance = balance - ?1 WHERE id = ?2",
-        params![amount, from],
-    )?;
+    let debit = "UPDATE account SET balance = balance - :amount WHERE id = :account";
+    tx.execute(debit, named_params! {":amount": amount, ":account": from})?;
     if crash_midway {
         // Returning early drops `tx` without a commit: rusqlite rolls the debit back.
         return Err(rusqlite::Error::InvalidQuery);
     }
+    let credit = "UPDATE account SET balance = balance + :amount WHERE id = :account";
+    tx.execute(credit, named_params! {":amount": amount, ":account": to})?;
+    let line = "INSERT INTO statement (account, amount, at) VALUES (:account, :amount, :at)";
     tx.execute(
-        "UPDATE account SET balance = balance + ?1 WHERE id = ?2",
-        params![amount, to],
-    )?;
-    tx.execute(
-        "INSERT INTO statement (account, amount, at) VALUES (?1, ?2, ?3)",
-        params![from, -amount, at],
+        line,
+        named_params! {":account": from, ":amount": -amount, ":at": at},
     )?;
     // The id SQLite gave the statement line, read on the same transaction that wrote it.
-    let line = tx.last_insert_rowid();
+    let line_id = tx.last_insert_rowid();
     tx.commit()?;
-    Ok(line)
+    Ok(line_id)
 }
 // ANCHOR_END: transfer
 
