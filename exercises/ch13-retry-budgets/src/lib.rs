@@ -98,7 +98,7 @@ impl RetryBudget {
 
 /// Calls `op` at most `attempts` times, like [`capped::retry_capped`], and also asks `budget`
 /// before every retry. Returns the first `Ok`, or the last `Err` when the attempts run out or the
-/// budget refuses a retry.
+/// budget refuses a retry; a refused retry returns at once, without waiting for tokens.
 ///
 /// Every outcome is reported to the budget: `on_success` for an `Ok`, `on_failure` for each
 /// `Err` (the last one included). `attempts = 0` is treated as 1.
