@@ -22,6 +22,7 @@ mod ch13;
 mod ch16;
 mod ch23;
 mod ch24;
+mod ch25;
 mod ch26;
 mod figure;
 mod path;
@@ -54,6 +55,7 @@ const CHAPTERS: &[fn() -> Vec<Figure>] = &[
     ch16::figures,
     ch23::figures,
     ch24::figures,
+    ch25::figures,
     ch26::figures,
 ];
 
