@@ -33,6 +33,14 @@ async fn all_success_compensates_nothing() {
         list(&run.labels()),
         run.outcome_text(),
     );
+    let empty = super::fixture::run(&[], 1).await;
+    assert!(
+        empty.calls.is_empty() && empty.outcome == Some(SagaOutcome::Completed),
+        "a saga without steps has nothing to do and nothing to undo: it ends \
+         SagaOutcome::Completed; yours made the calls {} and ended {}",
+        list(&empty.labels()),
+        empty.outcome_text(),
+    );
 }
 
 #[tokio::test(start_paused = true)]
