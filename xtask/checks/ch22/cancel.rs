@@ -71,3 +71,47 @@ async fn during_sleep() {
 async fn during_attempt() {
     cancelled_run(Act::Hang, "hangs (its timeout is 5 s)").await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn during_compensation() {
+    // Shipping fails for good at once; payment's refund answers 503 with Retry-After: 10 s, so
+    // the orchestrator sleeps in the middle of a compensation when the token fires.
+    let inventory = Recorder::new("inventory");
+    let payment = Recorder::build(
+        "payment",
+        Duration::ZERO,
+        [Act::Ok],
+        [Act::RetryAfter(10 * SEC), Act::Ok],
+    );
+    let shipping = Recorder::scripted("shipping", [Act::Permanent]);
+    let saga = Saga::new("order-2")
+        .step(inventory.clone(), policy())
+        .step(payment.clone(), policy())
+        .step(shipping.clone(), policy());
+    let cancel_at = 3 * SEC;
+    let token = cancelled_after(cancel_at);
+    let run = run_with(&saga, 2, &token, Duration::from_secs(600)).await;
+    let (status, ended) = run.as_ref().map_or((None, None), |run| {
+        (Some(run.status), Some(run.at(run.ended)))
+    });
+    let record = saga.log().step(1);
+    assert!(
+        status == Some(SagaStatus::Cancelled)
+            && ended.is_some_and(|ended| ended >= cancel_at && ended <= cancel_at + TICK)
+            && inventory.calls_of(exercise::Action::Compensate).is_empty(),
+        "the payment's compensation sleeps 10 s (Retry-After) when the token is cancelled 3 s \
+         in: the saga must stop at once, return Cancelled at 3 s and compensate nothing more. \
+         Yours returned {status:?} at {} and compensated inventory {} time(s)",
+        ended.map_or("no time at all (it never returned)".to_owned(), show),
+        inventory.calls_of(exercise::Action::Compensate).len(),
+    );
+    assert!(
+        record.status == StepStatus::CompensationFailed
+            && record.last_error.as_deref() == Some("cancelled"),
+        "a compensation stopped by the cancel token did not undo its step: the record must say \
+         CompensationFailed (its work still stands), with last_error \"cancelled\"; yours says \
+         {:?} with {:?}",
+        record.status,
+        record.last_error,
+    );
+}
