@@ -69,7 +69,6 @@ impl Db {
         self.conn.borrow_mut()
     }
 
-    // ANCHOR: place_order
     /// Chapter 15's `place_order`: the order and its `OrderPlaced` event in one transaction.
     ///
     /// With `crash_between_inserts`, the order service dies after the first insert: the
@@ -104,7 +103,6 @@ impl Db {
         tx.commit()?;
         Ok(Some(order))
     }
-    // ANCHOR_END: place_order
 
     /// Chapter 16's `fetch_due`: at most `limit` pending rows whose time has come (never tried,
     /// or `next_retry_at` reached), the longest-waiting first.

@@ -17,11 +17,12 @@ const ORDER: &str = "order-21";
 /// generator, and renders its journal, its outcome and its final log.
 async fn run_checkout(title: &str, payment: impl Fn(&Journal) -> StubStep) -> String {
     let journal = Journal::new();
+    let stubs = &journal;
     let policy = CompensationPolicy::default();
     let saga = Saga::new(ORDER, policy)
-        .step(StubStep::inventory(&journal))
-        .step(payment(&journal))
-        .step(StubStep::shipping(&journal).failing_execute(1, ErrorKind::Permanent));
+        .step(StubStep::inventory(stubs))
+        .step(payment(stubs))
+        .step(StubStep::shipping(stubs).failing_execute(1, ErrorKind::Permanent));
 
     let mut rng = StdRng::seed_from_u64(21);
     let outcome = saga.run(&mut rng).await;
