@@ -333,3 +333,28 @@ async fn timed_out_step_compensated() {
         }
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn compensation_under_its_steps_policy() {
+    // Inventory's compensation keeps failing; inventory's policy allows 2 attempts, payment's
+    // (the step that gave up) 5: the compensated step's policy decides.
+    let inventory = Recorder::build("inventory", LATENCY, [Act::Ok], [Act::Transient]);
+    let payment = Recorder::scripted("payment", [Act::Permanent]);
+    let short = StepPolicy {
+        max_attempts: 2,
+        ..policy()
+    };
+    let saga = Saga::new("order-8")
+        .step(inventory.clone(), short)
+        .step(payment.clone(), with(OnExhausted::Compensate));
+    let run = run(&saga, 8).await;
+    let calls = inventory.calls_of(Action::Compensate).len();
+    assert!(
+        calls == 2 && run.status == SagaStatus::NeedsHuman,
+        "a compensation is retried under the policy of the step it undoes: inventory's allows 2 \
+         attempts (payment's, the step that gave up, 5), so inventory's failing compensation is \
+         called twice and the saga ends NeedsHuman; yours called it {calls} time(s) and ended \
+         {:?}",
+        run.status,
+    );
+}
