@@ -27,8 +27,8 @@ use crate::class::reports::{ERROR_SCHEMA, GradingError};
 use crate::class::roster::Student;
 use crate::class::stamp;
 use crate::commands::grade::GRADE_SCHEMA;
-use crate::manifest_toml::FolderLock;
 use crate::sandbox::{self, Ending, Limits};
+use crate::util::FolderLock;
 use crate::workbook::{Chapter, Workbook};
 
 /// The most a student's graded files may weigh; a larger copy is not graded.
