@@ -1,5 +1,5 @@
-//! Grading many students at once. Each worker holds a slot — a folder under
-//! `class/` in the grader's work folder under `target/` — copies one student's graded files into it, and runs
+//! Grading many students at once. Each worker holds a slot — a folder under `class/` in the
+//! grader's work folder in `target/` — copies one student's graded files into it, and runs
 //! `cargo xtask grade --workspace <slot> --format json` there as a sandboxed process of its own:
 //! its own process group, a real-time limit, memory and output limits, and killed with every
 //! process it started when the limit is reached. Hostile code can therefore fail only its own
