@@ -20,6 +20,7 @@ code { font-size: 0.9em; }
 .badge { display: inline-block; padding: 0 0.4rem; border-radius: 0.6rem; font-size: 0.8em; }
 .untrusted { background: #ffd9d9; color: #8a0000; }
 .trusted { background: #dcf5dc; color: #1b5e20; }
+.wide { overflow-x: auto; }
 svg text { font: 12px system-ui, sans-serif; fill: #444; }
 svg .bar { fill: #4a78c2; }
 ";
@@ -221,7 +222,7 @@ fn book_link(check: &CheckShare, book_url: &str) -> String {
 fn students(page: &mut String, report: &ClassReport) {
     let _ = writeln!(
         page,
-        "<section id=\"students\">\n<h2>Students</h2>\n<table id=\"student-table\">\n<thead><tr>\
+        "<section id=\"students\">\n<h2>Students</h2>\n<div class=\"wide\">\n<table id=\"student-table\">\n<thead><tr>\
          <th>student</th><th>status</th>"
     );
     for chapter in &report.chapters {
@@ -236,7 +237,7 @@ fn students(page: &mut String, report: &ClassReport) {
     for row in &report.students {
         student_row(page, report, row);
     }
-    page.push_str("</tbody>\n</table>\n</section>\n");
+    page.push_str("</tbody>\n</table>\n</div>\n</section>\n");
 }
 
 fn student_row(page: &mut String, report: &ClassReport, row: &StudentRow) {
