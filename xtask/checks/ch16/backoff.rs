@@ -123,3 +123,41 @@ fn capped_at_high_attempts() {
         );
     }
 }
+
+#[test]
+fn exact_ceiling_at_small_scales() {
+    // Ceilings of a few milliseconds, so 300 draws reach every value, both ends included. The
+    // caps sit one millisecond either side of base·2^k, so a cap applied too early or too late,
+    // an exponent off by one, or a draw that leaves out the ceiling each give a different largest
+    // delay.
+    let cases = [
+        (config(1, 1_000, 600 * SECOND, 10), 1, 1),
+        (config(2, 1_000, 600 * SECOND, 10), 0, 2),
+        (config(5, 1_000, 600 * SECOND, 10), 2, 10),
+        (config(3, 11, 600 * SECOND, 10), 3, 11),
+        (config(3, 13, 600 * SECOND, 10), 3, 12),
+        (config(3, 12, 600 * SECOND, 10), 4, 12),
+    ];
+    let mut rng = seeded(1616);
+    for (cfg, attempts, expected) in cases {
+        let delays: Vec<i64> = (0..300)
+            .map(|_| next_retry_at(T0, attempts, &cfg, &mut rng) - T0)
+            .collect();
+        let smallest = delays.iter().copied().min().unwrap_or_default();
+        let largest = delays.iter().copied().max().unwrap_or_default();
+        let distinct: BTreeSet<i64> = delays.iter().copied().collect();
+        assert!(
+            smallest == 0 && largest == expected && distinct.len() as i64 == expected + 1,
+            "300 draws of next_retry_at(now, attempts = {attempts}, base = {}, cap = {}) should \
+             take every whole millisecond from now + 0 ms to now + {} (the ceiling \
+             min(cap, base·2^(attempts−1)), both ends included); yours ranged from now + {} to \
+             now + {} with {} distinct value(s)",
+            ms(cfg.base.as_millis() as i64),
+            ms(cfg.cap.as_millis() as i64),
+            ms(expected),
+            ms(smallest),
+            ms(largest),
+            distinct.len(),
+        );
+    }
+}
