@@ -355,3 +355,42 @@ async fn ttl_boundary() {
         op.runs(),
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn dropped_execution_keeps_the_key() {
+    // The server stops in the middle of an execution: the future returned by `handle` is
+    // dropped. The key must stay in progress (a retry might otherwise charge twice), until it
+    // expires; then it is new again.
+    let ttl = 60 * SECOND;
+    let (store, op, k) = (
+        Store::new(ttl),
+        Operation::taking(10 * SECOND),
+        key("k-dropped"),
+    );
+    let cut = tokio::time::timeout(10 * MS, send(&store, &op, &k, ADA_10, Ok(1))).await;
+    assert!(
+        cut.is_err() && op.runs() == 1,
+        "the first request's execution (10 s) should still be running when it is dropped at \
+         10 ms; yours finished with {cut:?} after {} run(s)",
+        op.runs(),
+    );
+    let retry = send(&store, &op, &k, ADA_10, Ok(2)).await;
+    assert!(
+        retry == Err(IdempotencyError::InProgress) && op.runs() == 1,
+        "the execution of the key's first request was dropped midway (the server stopped), so \
+         nobody knows whether the charge happened: a retry must get Err(InProgress) and run \
+         nothing, until the key expires (section 20.6). Yours returned {retry:?}, and the \
+         operation has run {} time(s)",
+        op.runs(),
+    );
+    tokio::time::advance(ttl).await;
+    let later = send(&store, &op, &k, ADA_10, Ok(3)).await;
+    assert!(
+        later == Ok(Ok(3)) && op.runs() == 2,
+        "a key stuck in progress expires like any other: {} after its first use, the retry must \
+         run the operation and return Ok(Ok(3)); yours returned {later:?} (the operation ran \
+         {} time(s) in all)",
+        show(ttl + 10 * MS),
+        op.runs(),
+    );
+}
