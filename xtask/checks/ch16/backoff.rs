@@ -161,3 +161,36 @@ fn exact_ceiling_at_small_scales() {
         );
     }
 }
+
+#[test]
+fn ceiling_exact() {
+    // backoff_ceiling itself, which the relay's schedule and the book's figures are drawn from:
+    // exact at small counts, the cap one millisecond either side of base·2^k, no overflow.
+    let cases = [
+        (config(1_000, 60_000, 600 * SECOND, 10), 0, 1_000),
+        (config(1_000, 60_000, 600 * SECOND, 10), 1, 1_000),
+        (config(1_000, 60_000, 600 * SECOND, 10), 2, 2_000),
+        (config(1_000, 60_000, 600 * SECOND, 10), 6, 32_000),
+        (config(1_000, 60_000, 600 * SECOND, 10), 7, 60_000),
+        (config(250, 7_999, 600 * SECOND, 10), 6, 7_999),
+        (config(250, 8_001, 600 * SECOND, 10), 6, 8_000),
+        (config(250, 8_000, 600 * SECOND, 10), 6, 8_000),
+        (config(1_000, 60_000, 600 * SECOND, 10), 64, 60_000),
+        (config(1_000, 60_000, 600 * SECOND, 10), u32::MAX, 60_000),
+    ];
+    for (cfg, attempts, expected) in cases {
+        let got = crate::support::catch(|| exercise::backoff_ceiling(attempts, &cfg));
+        assert!(
+            got == Ok(expected),
+            "backoff_ceiling(attempts = {attempts}, base = {}, cap = {}) should be {} \
+             (min(cap, base·2^(attempts−1)), attempts 0 counting as 1); yours {}",
+            ms(cfg.base.as_millis() as i64),
+            ms(cfg.cap.as_millis() as i64),
+            ms(expected),
+            match &got {
+                Ok(value) => format!("returned {}", ms(*value)),
+                Err(panic) => format!("panicked: {panic}"),
+            },
+        );
+    }
+}

@@ -526,3 +526,31 @@ fn missing_row_is_an_error() {
         ),
     }
 }
+
+#[test]
+fn truncate_error_honours_max_bytes() {
+    // truncate_error on its own, with limits other than 200: the limit is the parameter.
+    let cases: [(&str, usize, &str); 8] = [
+        ("héllo", 1, "h"),
+        ("héllo", 2, "h"),
+        ("héllo", 3, "hé"),
+        ("日本", 4, "日"),
+        ("日本", 6, "日本"),
+        ("abc", 3, "abc"),
+        ("abc", 0, ""),
+        ("", 5, ""),
+    ];
+    for (message, max_bytes, expected) in cases {
+        let got = crate::support::catch(|| exercise::truncate_error(message, max_bytes).to_owned());
+        assert!(
+            got.as_deref() == Ok(expected),
+            "truncate_error({message:?}, max_bytes = {max_bytes}) should be {expected:?}, the \
+             longest prefix of at most {max_bytes} bytes that ends between two characters; yours \
+             {}",
+            match &got {
+                Ok(text) => format!("returned {text:?}"),
+                Err(panic) => format!("panicked: {panic}"),
+            },
+        );
+    }
+}

@@ -394,3 +394,73 @@ async fn dropped_execution_keeps_the_key() {
         op.runs(),
     );
 }
+
+#[test]
+fn duplicates_from_many_threads() {
+    // Eight threads, each with a runtime of its own, send the same request with one key at the
+    // same moment (a barrier releases them together), 150 times with a fresh key each round.
+    // Exactly one of the eight may execute per key. A store that looks the key up under the
+    // lock and reserves it under a second one lets two threads through that gap. How likely it
+    // is caught depends on the gap: with a few microseconds of work in it (a log line, a yield)
+    // this check catches it in every run measured (20 of 20); with nothing in it, the gap is a
+    // few nanoseconds and it slips through (0 of 20). The single-threaded checks cannot see it
+    // at all.
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::{Arc, Barrier};
+
+    const THREADS: usize = 8;
+    const ROUNDS: u32 = 150;
+    let store = Arc::new(Store::new(DEFAULT_TTL));
+    let executions: Arc<Vec<AtomicU32>> = Arc::new((0..ROUNDS).map(|_| AtomicU32::new(0)).collect());
+    let barrier = Arc::new(Barrier::new(THREADS));
+    let workers: Vec<_> = (0..THREADS)
+        .map(|_| {
+            let (store, executions, barrier) =
+                (Arc::clone(&store), Arc::clone(&executions), Arc::clone(&barrier));
+            std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_time()
+                    .build()
+                    .expect("a runtime for the thread");
+                for round in 0..ROUNDS {
+                    let k = key(&format!("k-thread-{round}"));
+                    barrier.wait();
+                    let counter = &executions[round as usize];
+                    let _ = runtime.block_on(store.handle(&k, &ADA_10, || async {
+                        counter.fetch_add(1, Ordering::SeqCst);
+                        std::thread::yield_now();
+                        Ok::<u32, String>(round)
+                    }));
+                }
+            })
+        })
+        .collect();
+    let mut panics = Vec::new();
+    for worker in workers {
+        if let Err(payload) = worker.join() {
+            panics.push(crate::support::panic_text(payload.as_ref()));
+        }
+    }
+    assert!(
+        panics.is_empty(),
+        "handle panicked on a thread: {}",
+        panics.join("; ")
+    );
+    let doubled: Vec<(u32, u32)> = executions
+        .iter()
+        .enumerate()
+        .map(|(round, count)| (round as u32, count.load(Ordering::SeqCst)))
+        .filter(|&(_, count)| count != 1)
+        .collect();
+    assert!(
+        doubled.is_empty(),
+        "{THREADS} threads sent the same request with one key at the same moment, {ROUNDS} \
+         times with a fresh key each time; exactly one execution per key is allowed, but {} \
+         key(s) executed another number of times, e.g. round {} executed {} time(s). The lookup \
+         and the reservation must be one critical section: look the key up and insert the \
+         in-progress entry under the same lock guard",
+        doubled.len(),
+        doubled[0].0,
+        doubled[0].1,
+    );
+}
