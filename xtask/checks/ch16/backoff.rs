@@ -124,20 +124,36 @@ fn capped_at_high_attempts() {
     }
 }
 
+/// `(base ms, cap ms, attempts, the ceiling)`: exact at small counts, caps one millisecond either
+/// side of base·2^k, attempts 0 read as 1, and counts far past any overflow. The first six are a
+/// few milliseconds wide, so a few hundred draws reach every value of them.
+const CEILINGS: [(i64, i64, u32, i64); 16] = [
+    (1, 1_000, 1, 1),
+    (2, 1_000, 0, 2),
+    (5, 1_000, 2, 10),
+    (3, 11, 3, 11),
+    (3, 13, 3, 12),
+    (3, 12, 4, 12),
+    (1_000, 60_000, 0, 1_000),
+    (1_000, 60_000, 1, 1_000),
+    (1_000, 60_000, 2, 2_000),
+    (1_000, 60_000, 6, 32_000),
+    (1_000, 60_000, 7, 60_000),
+    (250, 7_999, 6, 7_999),
+    (250, 8_001, 6, 8_000),
+    (250, 8_000, 6, 8_000),
+    (1_000, 60_000, 64, 60_000),
+    (1_000, 60_000, u32::MAX, 60_000),
+];
+
 #[test]
 fn exact_ceiling_at_small_scales() {
-    // Ceilings of a few milliseconds, so 300 draws reach every value, both ends included. The
-    // caps sit one millisecond either side of base·2^k, so a cap applied too early or too late,
-    // an exponent off by one, or a draw that leaves out the ceiling each give a different largest
-    // delay.
-    let cases = [
-        (config(1, 1_000, 600 * SECOND, 10), 1, 1),
-        (config(2, 1_000, 600 * SECOND, 10), 0, 2),
-        (config(5, 1_000, 600 * SECOND, 10), 2, 10),
-        (config(3, 11, 600 * SECOND, 10), 3, 11),
-        (config(3, 13, 600 * SECOND, 10), 3, 12),
-        (config(3, 12, 600 * SECOND, 10), 4, 12),
-    ];
+    // 300 draws under a ceiling of a few milliseconds reach every value, both ends included, so
+    // a cap applied too early or too late, an exponent off by one, or a draw that leaves out the
+    // ceiling each give a different largest delay.
+    let cases = CEILINGS[..6]
+        .iter()
+        .map(|&(base, cap, attempts, expected)| (config(base, cap, 600 * SECOND, 10), attempts, expected));
     let mut rng = seeded(1616);
     for (cfg, attempts, expected) in cases {
         let delays: Vec<i64> = (0..300)
@@ -164,20 +180,10 @@ fn exact_ceiling_at_small_scales() {
 
 #[test]
 fn ceiling_exact() {
-    // backoff_ceiling itself, which the relay's schedule and the book's figures are drawn from:
-    // exact at small counts, the cap one millisecond either side of base·2^k, no overflow.
-    let cases = [
-        (config(1_000, 60_000, 600 * SECOND, 10), 0, 1_000),
-        (config(1_000, 60_000, 600 * SECOND, 10), 1, 1_000),
-        (config(1_000, 60_000, 600 * SECOND, 10), 2, 2_000),
-        (config(1_000, 60_000, 600 * SECOND, 10), 6, 32_000),
-        (config(1_000, 60_000, 600 * SECOND, 10), 7, 60_000),
-        (config(250, 7_999, 600 * SECOND, 10), 6, 7_999),
-        (config(250, 8_001, 600 * SECOND, 10), 6, 8_000),
-        (config(250, 8_000, 600 * SECOND, 10), 6, 8_000),
-        (config(1_000, 60_000, 600 * SECOND, 10), 64, 60_000),
-        (config(1_000, 60_000, 600 * SECOND, 10), u32::MAX, 60_000),
-    ];
+    // backoff_ceiling itself, which the relay's schedule and the book's figures are drawn from.
+    let cases = CEILINGS
+        .iter()
+        .map(|&(base, cap, attempts, expected)| (config(base, cap, 600 * SECOND, 10), attempts, expected));
     for (cfg, attempts, expected) in cases {
         let got = crate::support::catch(|| exercise::backoff_ceiling(attempts, &cfg));
         assert!(
