@@ -169,18 +169,34 @@ pub fn writes_the_lease<D: Db>(db: &D) {
 
 /// Rows under a valid lease are not claimed by anyone else, up to the last millisecond.
 pub fn skips_rows_under_a_valid_lease<D: Db>(db: &D) {
-    let mut seeds = many_rows(6);
-    // Row 7: leased by a worker of an earlier run, until one millisecond after T0.
-    seeds.push(Seed::new(7, T0 - 2 * MINUTE).leased("ghost", T0 + MS));
+    let mut seeds = many_rows(8);
+    // Row 9: leased by a worker of an earlier run, until one millisecond after T0.
+    seeds.push(Seed::new(9, T0 - 2 * MINUTE).leased("ghost", T0 + MS));
     db.seed(&seeds);
     let mut store = db.main();
     let first = claim(&mut *store, "a", T0, LEASE, 3);
+    // The holder itself claims again while its lease runs: its own rows are not free either.
+    let again = claim(&mut *store, "a", T0, LEASE, 3);
+    let regained: Vec<i64> = ids_of(&again)
+        .into_iter()
+        .filter(|id| ids_of(&first).contains(id))
+        .collect();
+    assert!(
+        regained.is_empty(),
+        "worker \"a\" claimed {} at T0 with a 30 s lease, then claimed again at once and got \
+         {} back among {}: a row under a valid lease is not free, not even for its holder (a \
+         second claim would renew the lease and hand the same rows to a second batch)",
+        ids(&ids_of(&first)),
+        ids(&regained),
+        ids(&ids_of(&again)),
+    );
+    let first: Vec<OutboxRow> = first.into_iter().chain(again).collect();
     let second = claim(&mut *store, "b", T0, LEASE, 10);
     let later = claim(&mut *store, "c", T0 + LEASE - MS, LEASE, 10);
     let held: BTreeMap<i64, (&str, Millis)> = first
         .iter()
         .map(|row| (row.id, ("a", T0 + LEASE)))
-        .chain([(7, ("ghost", T0 + MS))])
+        .chain([(9, ("ghost", T0 + MS))])
         .collect();
     for (worker, now, rows) in [("b", T0, &second), ("c", T0 + LEASE - MS, &later)] {
         for row in rows.iter() {
@@ -197,7 +213,7 @@ pub fn skips_rows_under_a_valid_lease<D: Db>(db: &D) {
             }
         }
     }
-    let free: Vec<i64> = (1..=6).filter(|id| !held.contains_key(id)).collect();
+    let free: Vec<i64> = (1..=8).filter(|id| !held.contains_key(id)).collect();
     assert!(
         ids_of(&second) == free,
         "worker \"a\" claimed {} at T0; worker \"b\", claiming right after with limit 10, should \
