@@ -15,7 +15,7 @@ const T0: Millis = 1_767_225_600_000;
 /// Step 1 of the draft claim: which rows to take.
 fn pick(store: &SqliteStore, limit: i64) -> rusqlite::Result<Vec<i64>> {
     let mut pick = store.connection().prepare(
-        "SELECT id FROM outbox WHERE status = 'pending' AND locked_by IS NULL
+        "SELECT id FROM outbox WHERE locked_by IS NULL AND status = 'pending'
           ORDER BY id LIMIT ?1",
     )?;
     let ids = pick.query_map([limit], |row| row.get(0))?;
