@@ -100,6 +100,13 @@ pub fn run(args: GradeClassArgs) -> Result<ExitCode> {
     };
     let due = args.due.as_deref().map(time::parse).transpose()?;
     let store = Store::open(&args.out)?;
+    // Two runs into one folder would each grade everyone.
+    let Some(_out_lock) = crate::util::FolderLock::try_acquire(&args.out)? else {
+        bail!(
+            "another grade-class is writing to {}; wait for it, or choose another --out",
+            args.out.display()
+        );
+    };
     let roster = match (&args.students, &args.roster) {
         (Some(dir), _) => Some(roster::from_folder(dir)?),
         (None, Some(file)) => Some(roster::from_roster(file)?),
