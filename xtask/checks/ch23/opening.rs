@@ -55,7 +55,7 @@ async fn not_before_minimum_calls() {
 async fn opens_exactly_at_threshold() {
     // (threshold, successes, failures, should open): failures last, so the rate reaches the
     // threshold on the final call. Some of these are exact only in integers: 0.7 × 10 and
-    // 0.28 × 25 are not whole numbers in floating point.
+    // 0.28 × 25 are not whole numbers in floating point, nor is 29 / 100 × 100.
     let cases = [
         (50, 5, 5, true),
         (50, 6, 4, false),
@@ -70,6 +70,11 @@ async fn opens_exactly_at_threshold() {
         (10, 9, 1, true),
         (33, 2, 1, true),
         (34, 2, 1, false),
+        // A rate computed as a fraction and scaled back, (failures / calls) × 100, falls just
+        // short at these: 0.29 × 100 is 28.999999999999996 in floating point.
+        (29, 71, 29, true),
+        (57, 43, 57, true),
+        (58, 42, 58, true),
     ];
     for (percent, successes, failures, should_open) in cases {
         let script = "S".repeat(successes) + &"F".repeat(failures);
