@@ -33,15 +33,23 @@ async fn only_overload_refusals_are_not_accepted() {
     let throttle = throttle(2.0, WINDOW);
     let mut rng = seeded(11);
     for _ in 0..10 {
-        let _ = throttle.call(&mut rng, || async { Ok::<u32, BackendError>(1) }).await;
+        let _ = throttle
+            .call(&mut rng, || async { Ok::<u32, BackendError>(1) })
+            .await;
     }
     for _ in 0..10 {
         let _ = throttle
-            .call(&mut rng, || async { Err::<u32, _>(BackendError::Failed("404 Not Found".into())) })
+            .call(&mut rng, || async {
+                Err::<u32, _>(BackendError::Failed("404 Not Found".into()))
+            })
             .await;
     }
     for _ in 0..30 {
-        let _ = throttle.call(&mut rng, || async { Err::<u32, _>(BackendError::Overloaded) }).await;
+        let _ = throttle
+            .call(&mut rng, || async {
+                Err::<u32, _>(BackendError::Overloaded)
+            })
+            .await;
     }
     let got = probability(&throttle);
     let want = 10.0 / 51.0;
@@ -57,16 +65,26 @@ async fn only_overload_refusals_are_not_accepted() {
 async fn the_caller_gets_the_backends_answer() {
     let throttle = throttle(2.0, WINDOW);
     let mut rng = seeded(5);
-    let ok = throttle.call(&mut rng, || async { Ok::<&str, BackendError>("done") }).await;
-    let failed = throttle
-        .call(&mut rng, || async { Err::<&str, _>(BackendError::Failed("bad id".into())) })
+    let ok = throttle
+        .call(&mut rng, || async { Ok::<&str, BackendError>("done") })
         .await;
-    let refused = throttle.call(&mut rng, || async { Err::<&str, _>(BackendError::Overloaded) }).await;
+    let failed = throttle
+        .call(&mut rng, || async {
+            Err::<&str, _>(BackendError::Failed("bad id".into()))
+        })
+        .await;
+    let refused = throttle
+        .call(&mut rng, || async {
+            Err::<&str, _>(BackendError::Overloaded)
+        })
+        .await;
     assert_eq!(
         (ok, failed, refused),
         (
             Ok("done"),
-            Err(ThrottleError::Backend(BackendError::Failed("bad id".into()))),
+            Err(ThrottleError::Backend(BackendError::Failed(
+                "bad id".into()
+            ))),
             Err(ThrottleError::Backend(BackendError::Overloaded))
         ),
         "a call that reaches the backend returns the backend's own answer"

@@ -21,7 +21,10 @@ async fn healthy_traffic_is_never_rejected() {
         }
     }
     let p = probability(&throttle);
-    assert!(p == 0.0, "after 10,000 accepted requests the probability is {p}, not 0");
+    assert!(
+        p == 0.0,
+        "after 10,000 accepted requests the probability is {p}, not 0"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -38,6 +41,9 @@ async fn probability_follows_the_formula() {
         (1.0, 100, 90),
         (1.5, 100, 60),
         (3.0, 100, 30),
+        // K × accepts is not a whole number here: 91.5 and 8.75 must not be rounded.
+        (1.5, 100, 61),
+        (1.25, 40, 7),
     ];
     for (k, requests, accepts) in cases {
         let throttle = throttle(k, WINDOW);

@@ -9,7 +9,9 @@ use crate::support::seeded;
 
 #[tokio::test(start_paused = true)]
 async fn forgets_exactly_at_the_window() {
-    for window in [WINDOW, 30 * SEC] {
+    // A window of an odd number of nanoseconds tells an exact comparison from one in whole
+    // seconds or milliseconds.
+    for window in [WINDOW, 30 * SEC, Duration::new(7, 123_456_789)] {
         let throttle = throttle(2.0, window);
         history(&throttle, 10, 0);
         tokio::time::advance(window - Duration::from_nanos(1)).await;
@@ -18,11 +20,10 @@ async fn forgets_exactly_at_the_window() {
         let after = probability(&throttle);
         assert!(
             same(before, 10.0 / 11.0) && after == 0.0,
-            "window {}: 10 requests, none accepted. 1 ns before they are {} old the probability \
-             should still be 10/11, and at exactly that age they leave the window and it should \
-             be 0; yours was {before:.6}, then {after:.6}",
-            window.as_secs(),
-            window.as_secs()
+            "window {window:?}: 10 requests, none accepted. 1 ns before they are {window:?} old \
+             the probability should still be 10/11, and at exactly that age they leave the \
+             window and it should be 0; yours was {before:.6}, then {after:.6}. Compare the \
+             ages exactly, to the nanosecond, not in whole seconds or milliseconds"
         );
     }
 }
