@@ -271,6 +271,29 @@ async fn a_dropped_call_records_nothing() {
          outcome, so the window is still empty and the breaker should be Closed; it is {now:?}",
         describe(&config)
     );
+
+    // After one failure, a dropped call must add neither a success nor a failure: counted as
+    // either, the window of 2 would hold 2 outcomes at 50 % and open.
+    let config = super::fixture::config(50, 2, Window::Count(2));
+    let breaker = super::fixture::breaker(config);
+    run(&breaker, "F").await;
+    let abandoned = tokio::time::timeout(SEC, call(&breaker, &started, true, 10 * SEC)).await;
+    assert!(
+        abandoned.is_err(),
+        "the 10 s call should have been cut by the 1 s timeout"
+    );
+    let after_drop = state(&breaker);
+    run(&breaker, "F").await;
+    let after_failure = state(&breaker);
+    assert_eq!(
+        (after_drop, after_failure),
+        (State::Closed, State::Open),
+        "with {}: one failure, then a call dropped by its caller's timeout, then one more \
+         failure. The dropped call has no outcome (neither a success nor a failure), so the \
+         breaker should be Closed after it and Open after the second failure (2 of 2); it was \
+         {after_drop:?}, then {after_failure:?}",
+        describe(&config)
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -133,6 +133,28 @@ async fn window_holds_only_the_last_n_calls() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn count_window_larger_than_minimum() {
+    // A window of 8 calls that counts from 4: after S S S S F F F F the rate is 4 of 8 (50 %)
+    // only at the eighth call. A window cut to the minimum (the last 4 calls) reaches 50 % at
+    // the sixth, S S F F.
+    let config = config(50, 4, Window::Count(8));
+    let script = "SSSSFFFF";
+    let states = states_after(config, script).await;
+    let mut expected = vec![State::Closed; 7];
+    expected.push(State::Open);
+    assert_eq!(
+        states,
+        expected,
+        "with {}, after each call of {} the breaker should be Closed seven times, then Open: \
+         the window holds up to 8 outcomes, and the rate reaches 50 % only with the eighth (4 \
+         of 8). Your states were {states:?}. The window's size is n of Window::Count(n); \
+         minimum_calls only says when a rate starts to count",
+        describe(&config),
+        spaced(script)
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn window_slides_one_call_at_a_time() {
     // After the sixth call the last five are S S F F F: 60 %. A window that is emptied when it
     // fills holds only the sixth call and never reaches its minimum.

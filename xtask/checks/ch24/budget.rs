@@ -144,3 +144,23 @@ async fn each_hedge_asks_when_it_is_due() {
         );
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_refusal_waits_for_requests_in_flight() {
+    // Request 0 answers at 1,000 ms. The hedge sent at 100 ms fails (non-fatal) at 150 ms, and
+    // the budget refuses the hedge that is then due. Request 0 is still in flight and may yet
+    // succeed: the call waits for it.
+    let policy = policy(4, 100 * MS, NON_FATAL);
+    let budget = Recorder::answering(&[true, false], true);
+    let script = vec![ok(1_000, 1), fail(50, Code::Unavailable)];
+    let run = run(&policy, &budget, script).await;
+    assert!(
+        run.result == Ok(1) && run.took == 1_000 * MS,
+        "the first request answers at 1,000 ms; the hedge sent at 100 ms fails with Unavailable \
+         at 150 ms, and the budget refuses the next hedge. The refusal stops the hedges, not the \
+         call: the first request is still in flight, so the call should wait for it and return \
+         Ok(1) after 1,000 ms; it returned {:?} after {} ms",
+        run.result,
+        run.took.as_millis()
+    );
+}

@@ -57,7 +57,7 @@ async fn only_overload_refusals_are_not_accepted() {
         same(got, want),
         "10 successes, 10 failures such as a 404, and 30 refusals as overloaded: the backend \
          accepted 20 requests (a 404 is an answer, not a refusal), so the probability should be \
-         (50 − 2 × 20) / 51 = {want:.6}; yours is {got:.6}"
+         (50 − 2 × 20) / 51 = {want}; yours is {got}"
     );
 }
 

@@ -54,7 +54,7 @@ async fn probability_follows_the_formula() {
             same(got, want),
             "with K = {k}, after {requests} requests of which the backend accepted {accepts}, \
              the rejection probability is max(0, ({requests} − {k} × {accepts}) / ({requests} + \
-             1)) = {want:.6}; yours is {got:.6}"
+             1)) = {want}; yours is {got}"
         );
     }
 }
@@ -79,8 +79,8 @@ async fn local_rejections_count_as_requests() {
         same(got, want),
         "the backend refused everything; the application attempted 50 requests and your \
          throttle rejected {rejected} of them itself. Every attempt counts in `requests`, \
-         rejected locally or not, so the probability should be 50/51 = {want:.6}; yours is \
-         {got:.6}"
+         rejected locally or not, so the probability should be 50/51 = {want}; yours is \
+         {got}"
     );
 }
 
@@ -95,7 +95,7 @@ async fn k_is_the_throttles_own() {
         assert!(
             same(got, want),
             "with K = {k}: {requests} requests, {accepts} accepted; the probability should be \
-             {want:.6} and yours is {got:.6}. K is the value the throttle was built with: a \
+             {want} and yours is {got}. K is the value the throttle was built with: a \
              larger K lets more requests through before the client starts rejecting"
         );
     }

@@ -22,7 +22,7 @@ async fn forgets_exactly_at_the_window() {
             same(before, 10.0 / 11.0) && after == 0.0,
             "window {window:?}: 10 requests, none accepted. 1 ns before they are {window:?} old \
              the probability should still be 10/11, and at exactly that age they leave the \
-             window and it should be 0; yours was {before:.6}, then {after:.6}. Compare the \
+             window and it should be 0; yours was {before}, then {after}. Compare the \
              ages exactly, to the nanosecond, not in whole seconds or milliseconds"
         );
     }
@@ -44,7 +44,7 @@ async fn the_window_slides() {
         at_60 == 0.0 && same(at_120, 20.0 / 21.0),
         "20 requests all accepted at 0 s, then 20 refused at 60 s: the probability should be 0 \
          at 60 s and 20/21 at 120 s, when the first 20 have left the window; yours was \
-         {at_60:.6} and {at_120:.6}. The window slides with time; it is never emptied at once"
+         {at_60} and {at_120}. The window slides with time; it is never emptied at once"
     );
 }
 
@@ -62,7 +62,7 @@ async fn traffic_returns_after_recovery() {
     assert!(
         during > 0.9,
         "a minute of traffic that the backend refused entirely should push the probability \
-         above 0.9; yours is {during:.6}"
+         above 0.9; yours is {during}"
     );
     backend.set_overloaded(false);
     tokio::time::advance(WINDOW).await;
@@ -77,6 +77,6 @@ async fn traffic_returns_after_recovery() {
         after == 0.0 && throttled == 0,
         "the overload ended and two minutes passed: everything from the overload has left the \
          window, so the probability should be 0 and every request should go out; yours is \
-         {after:.6} and {throttled} of 100 requests were rejected"
+         {after} and {throttled} of 100 requests were rejected"
     );
 }
