@@ -42,6 +42,26 @@ async fn a_non_fatal_failure_sends_the_next_hedge_at_once() {
         Ok(4),
         "the fourth request answers first, at 280 ms"
     );
+
+    // Every non-fatal failure hurries the next hedge, not only the first: the original fails at
+    // 30 ms, the hedge sent then fails at 40 ms, and the next goes out at once, at 40 ms.
+    let script = vec![
+        fail(30, Code::Unavailable),
+        fail(10, Code::Aborted),
+        ok(5_000, 3),
+        ok(50, 4),
+    ];
+    let run = super::fixture::run(&policy, &Recorder::allowing(), script).await;
+    let expected = vec![0 * MS, 30 * MS, 40 * MS, 140 * MS];
+    assert_eq!(
+        run.sent_at(),
+        expected,
+        "hedging_delay = 100 ms; the first request fails (non-fatal) at 30 ms and the hedge sent \
+         at once fails too, at 40 ms. Each non-fatal failure sends the next hedge at once, and \
+         the one after follows 100 ms later: expected {}, yours went out at {}",
+        ms(&expected),
+        ms(&run.sent_at())
+    );
 }
 
 #[tokio::test(start_paused = true)]
