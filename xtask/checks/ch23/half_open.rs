@@ -357,3 +357,34 @@ async fn a_stale_dropped_probe_gives_nothing_back() {
         "both probes of the new half-open state succeeded: the breaker should close"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_new_half_open_state_starts_from_zero() {
+    // half_open_probes = 3. The first half-open state sees S S F and re-opens; the next one
+    // must count its own probes from zero: after one success it is still half-open, and it
+    // closes only after three.
+    let break_duration = 20 * SEC;
+    let breaker = opened_with(3, break_duration).await;
+    tokio::time::advance(break_duration).await;
+    run(&breaker, "SSF").await;
+    assert_eq!(
+        state(&breaker),
+        State::Open,
+        "a failed probe should re-open the breaker"
+    );
+    tokio::time::advance(break_duration).await;
+    let mut states = Vec::new();
+    for _ in 0..3 {
+        run(&breaker, "S").await;
+        states.push(state(&breaker));
+    }
+    assert_eq!(
+        states,
+        vec![State::HalfOpen, State::HalfOpen, State::Closed],
+        "half_open_probes = 3. A half-open state saw two successful probes and then a failed one, \
+         and re-opened; after the next break, three probes succeeded one after the other. The new \
+         half-open state counts its own probes from zero, so the breaker should be HalfOpen, \
+         HalfOpen, then Closed; it was {states:?}. Successes of an earlier half-open state do not \
+         carry over"
+    );
+}

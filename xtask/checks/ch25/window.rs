@@ -80,3 +80,28 @@ async fn traffic_returns_after_recovery() {
          {after} and {throttled} of 100 requests were rejected"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn admit_forgets_old_events_too() {
+    // 10 refused requests, then a whole window of silence: the next requests are decided on an
+    // empty window, whether or not anyone asked for the probability in between. Each of them is
+    // accepted, so the probability stays 0 and none may be rejected.
+    let throttle = throttle(2.0, 30 * SEC);
+    history(&throttle, 10, 0);
+    tokio::time::advance(30 * SEC).await;
+    let mut rng = seeded(41);
+    let mut rejected = 0;
+    for _ in 0..20 {
+        if !throttle.admit(&mut rng) {
+            rejected += 1;
+        }
+        throttle.on_response(true);
+    }
+    assert_eq!(
+        rejected, 0,
+        "window 30 s: 10 requests were refused, then 30 s passed, then 20 requests were \
+         attempted and each one accepted. The refusals had left the window, so every one of the \
+         20 had probability 0; yours rejected {rejected} of them. admit decides on the window \
+         as it is now, forgetting old events just as rejection_probability does"
+    );
+}
