@@ -2,7 +2,7 @@
 
 use exercise::{Backend, BackendError, ThrottleError};
 
-use super::fixture::{WINDOW, probability, same, throttle};
+use super::fixture::{SEC, WINDOW, history, probability, same, throttle};
 use crate::support::seeded;
 
 #[tokio::test(start_paused = true)]
@@ -88,5 +88,39 @@ async fn the_caller_gets_the_backends_answer() {
             Err(ThrottleError::Backend(BackendError::Overloaded))
         ),
         "a call that reaches the backend returns the backend's own answer"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_accept_is_dated_by_its_answer() {
+    // Window 30 s. At 0 s a request goes out and the backend accepts it 10 s later; at 25 s
+    // five requests are refused. At 30 s the request of 0 s has left the window but its accept,
+    // dated 10 s, has not: 5 requests and 1 accept, (5 − 2) / 6 = 0.5. An accept dated when its
+    // request was sent would have left too: 5/6.
+    let throttle = throttle(2.0, 30 * SEC);
+    let mut rng = seeded(5);
+    let answer = throttle
+        .call(&mut rng, || async {
+            tokio::time::sleep(10 * SEC).await;
+            Ok::<u32, BackendError>(1)
+        })
+        .await;
+    assert_eq!(
+        answer,
+        Ok(1),
+        "the first request should go out and be answered"
+    );
+    tokio::time::advance(15 * SEC).await;
+    history(&throttle, 5, 0);
+    tokio::time::advance(5 * SEC).await;
+    let got = probability(&throttle);
+    let want = 0.5;
+    assert!(
+        same(got, want),
+        "window 30 s: a request sent at 0 s was accepted at 10 s, and 5 requests were refused at \
+         25 s. At 30 s the first request has left the window, but its accept, dated 10 s when \
+         the answer came, has not: 5 requests and 1 accept give (5 − 2 × 1) / 6 = {want}; yours \
+         is {got}. An accept counts from the moment the backend answered, not from when its \
+         request was sent"
     );
 }
