@@ -20,13 +20,14 @@ use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use clap::ValueEnum;
 
 use crate::class::cleanup;
 use crate::class::fingerprint::files_under;
 use crate::class::reports::{ERROR_SCHEMA, GradingError};
 use crate::class::roster::Student;
 use crate::class::stamp;
-use crate::commands::grade::GRADE_SCHEMA;
+use crate::commands::grade::{GRADE_SCHEMA, SkippedPolicy};
 use crate::sandbox::{self, Ending, Limits};
 use crate::util::FolderLock;
 use crate::workbook::{Chapter, Workbook};
@@ -45,6 +46,8 @@ const WARM_UP_LIMIT: Duration = Duration::from_secs(30 * 60);
 pub struct Settings {
     pub chapters: Vec<Chapter>,
     pub checks_dir: Option<PathBuf>,
+    /// What a skipped check is worth.
+    pub skipped: SkippedPolicy,
     pub jobs: usize,
     /// Real time one student's grading may take.
     pub timeout: Duration,
@@ -286,6 +289,9 @@ fn grade_command(workbook: &Workbook, settings: &Settings, copy: &Path, target: 
         .args(["--format", "json"]);
     if let Some(dir) = &settings.checks_dir {
         command.arg("--checks-dir").arg(dir);
+    }
+    if let Some(policy) = settings.skipped.to_possible_value() {
+        command.arg("--skipped").arg(policy.get_name());
     }
     command
         .current_dir(&workbook.root)

@@ -26,6 +26,7 @@ use crate::class::roster::{self, Student};
 use crate::class::stamp::GRADER_VERSION;
 use crate::class::store::{self, Store};
 use crate::class::{gradebook, html, time};
+use crate::commands::grade::SkippedPolicy;
 use crate::workbook::{Chapter, Rubric, Workbook};
 
 /// Grade a whole class into a gradebook CSV and JSON and HTML class reports, or merge CI runners' reports.
@@ -70,6 +71,10 @@ pub struct GradeClassArgs {
     /// Grade every student again, even those whose copy has not changed.
     #[arg(long)]
     pub force: bool,
+    /// What a skipped check (one that could not run here, e.g. without a database) is worth,
+    /// as for `grade`.
+    #[arg(long, value_enum, default_value_t)]
+    pub skipped: SkippedPolicy,
     /// Where the HTML report's book links point (default: this workbook's built book).
     #[arg(long, value_name = "URL")]
     pub book_url: Option<String>,
@@ -142,6 +147,7 @@ pub fn run(args: GradeClassArgs) -> Result<ExitCode> {
                 .max(1),
             checks_dir: checks_dir.clone(),
             chapters: chapters.clone(),
+            skipped: args.skipped,
         };
         grade(
             &workbook, &settings, &store, &expected, students, args.force,
@@ -188,6 +194,7 @@ fn grade(
             .text(&expected.build)
             .text(&expected.checks)
             .text(&expected.chapters.join(" "))
+            .text(&format!("{:?}", settings.skipped))
             .text(&fingerprint::copy(copy, &chapters)?);
         let fingerprint = hash.finish();
         match store.reusable(student, &fingerprint, expected) {
