@@ -155,16 +155,12 @@ pub struct FolderLock {
 
 impl FolderLock {
     pub fn acquire(dir: &Path) -> Result<Self> {
-        use std::os::fd::AsRawFd;
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let path = dir.join(".lock");
         let file =
             std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
-        // SAFETY: flock only takes the descriptor of a file we keep open for the lock's life.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(std::io::Error::last_os_error())
-                .with_context(|| format!("locking {}", path.display()));
-        }
+        file.lock()
+            .with_context(|| format!("locking {}", path.display()))?;
         Ok(Self { _file: file })
     }
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::sandbox::{self, Ending, Limits};
+use crate::sandbox::{self, Cause, Ending, Limits};
 
 /// How one test ended, as the learner will read it.
 #[derive(Debug, Clone, Serialize)]
@@ -287,12 +287,12 @@ pub fn interpret(
             Outcome::Missing
         };
     }
-    if let Some((signal, name)) = sandbox::signal_name(status) {
-        return match signal {
-            libc::SIGXFSZ => Outcome::OutputFlood {
+    if let Some(cause) = sandbox::abnormal_end(status) {
+        return match cause {
+            Cause::FileTooLarge => Outcome::OutputFlood {
                 limit_bytes: limits.output_bytes,
             },
-            libc::SIGXCPU => Outcome::TimedOut {
+            Cause::CpuTime => Outcome::TimedOut {
                 limit_ms: limits.wall.as_millis() as u64,
             },
             _ if stderr.contains("has overflowed its stack") => Outcome::Crashed {
@@ -305,18 +305,18 @@ pub fn interpret(
                     limits.memory_bytes / (1024 * 1024)
                 ),
             },
-            libc::SIGABRT => Outcome::Crashed {
+            Cause::Abort => Outcome::Crashed {
                 reason: "the process aborted (std::process::abort, or a panic during a panic)"
                     .to_owned(),
             },
-            libc::SIGKILL => Outcome::Crashed {
+            Cause::Killed => Outcome::Crashed {
                 reason: format!(
-                    "the process was killed (SIGKILL), most likely for exceeding the {} MiB memory limit",
+                    "the process was killed, most likely for exceeding the {} MiB memory limit",
                     limits.memory_bytes / (1024 * 1024)
                 ),
             },
-            _ => Outcome::Crashed {
-                reason: format!("the process was killed by {name} (signal {signal})"),
+            Cause::Other(description) => Outcome::Crashed {
+                reason: format!("the process was killed by {description}"),
             },
         };
     }

@@ -1,0 +1,140 @@
+//! Running one untrusted test process: limits on memory, output and CPU, a real-time limit, and
+//! no process of its tree left behind. This module is the grader's one platform layer: the rest
+//! of the grader calls [`run`], [`abnormal_end`], [`RawTerminal`] and [`running_as_root`] and
+//! never asks which system it is on.
+//!
+//! What holds each guarantee, by platform:
+//! - Linux: `setrlimit` (address space, file size, CPU time), the check's own process group, and
+//!   the grader as child subreaper: every descendant, even one that left the group with `setsid`
+//!   or double-forked, is found by the mark in its environment and killed.
+//! - macOS: the same limits, but the kernel ignores the address-space limit, so a watchdog sums
+//!   the resident memory of the process tree and kills the tree above the limit.
+//! - Windows: a Job Object holds the whole tree from its first instruction: a memory limit on
+//!   the job, and the job is killed (and closed with kill-on-close) at the end. Output has no
+//!   kernel cap there; the watchdog below stops the tree once an output file passes the cap.
+
+use std::fs::File;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+#[cfg(unix)]
+#[path = "unix.rs"]
+mod os;
+#[cfg(windows)]
+#[path = "windows.rs"]
+mod os;
+
+pub use os::{RawTerminal, running_as_root};
+
+/// What a sandboxed process may use.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub wall: Duration,
+    pub memory_bytes: u64,
+    /// The most a check may print (stdout and stderr each). Any file the process writes (a
+    /// check's SQLite database, say) may grow to `FILE_SIZE_FACTOR` times this before the
+    /// kernel stops it; the grader compares the output files with the limit itself.
+    pub output_bytes: u64,
+}
+
+/// How much larger than the output limit any one file of a check may grow.
+pub const FILE_SIZE_FACTOR: u64 = 8;
+
+/// How the process ended.
+#[derive(Debug)]
+pub enum Ending {
+    Exited(ExitStatus),
+    /// Killed by the grader after its real-time limit.
+    TimedOut,
+}
+
+/// The result of one run.
+#[derive(Debug)]
+pub struct Finished {
+    pub ending: Ending,
+    pub elapsed: Duration,
+    /// The largest resident set the process reached, in KiB.
+    pub peak_memory_kib: u64,
+}
+
+/// Why the system (or the grader) ended a process abnormally, in the same words on every
+/// platform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cause {
+    /// A file grew past its limit (SIGXFSZ).
+    FileTooLarge,
+    /// The CPU-time limit ran out (SIGXCPU).
+    CpuTime,
+    /// The process aborted (`std::process::abort`, a failed allocation, a panic in a panic).
+    Abort,
+    /// Killed from outside: by the grader's memory watchdog, or by the system for want of memory.
+    Killed,
+    /// Anything else, described for the learner ("SIGSEGV (signal 11)").
+    Other(String),
+}
+
+/// Why the process that ended with `status` was stopped, or `None` for an ordinary exit.
+pub fn abnormal_end(status: &ExitStatus) -> Option<Cause> {
+    os::abnormal_end(status)
+}
+
+/// The shortest pause between two looks at a running process; it doubles up to `POLL_MAX`.
+const POLL_MIN: Duration = Duration::from_millis(1);
+const POLL_MAX: Duration = Duration::from_millis(20);
+
+/// Runs `command` with `limits`, its stdout and stderr going to the two files.
+/// Every process of its tree is killed before this returns.
+pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -> Result<Finished> {
+    let out = File::create(stdout).with_context(|| format!("creating {}", stdout.display()))?;
+    let err = File::create(stderr).with_context(|| format!("creating {}", stderr.display()))?;
+    command.stdin(Stdio::null()).stdout(out).stderr(err);
+    let started = Instant::now();
+    let mut tree = os::Tree::spawn(command, limits).context("starting the check process")?;
+    let mut pause = POLL_MIN;
+    let mut stopped = false;
+    let ending = loop {
+        if let Some(status) = tree.try_wait().context("waiting for the check process")? {
+            break Ending::Exited(status);
+        }
+        let elapsed = started.elapsed();
+        if elapsed >= limits.wall {
+            break Ending::TimedOut;
+        }
+        if !stopped && (printed_over(&[stdout, stderr], limits) || over_memory(&mut tree, limits)) {
+            // The tree ends now; its exit status is read on the next turn.
+            tree.kill_all();
+            stopped = true;
+        }
+        std::thread::sleep(pause.min(limits.wall - elapsed));
+        pause = (pause * 2).min(POLL_MAX);
+    };
+    let elapsed = started.elapsed();
+    // Children the test left running (a forked sleeper, say) go too.
+    tree.kill_all();
+    let peak_memory_kib = tree.finish();
+    Ok(Finished {
+        ending,
+        elapsed,
+        peak_memory_kib,
+    })
+}
+
+/// True when an output file passed the output cap (the kernel stops this on Unix already).
+fn printed_over(files: &[&Path], limits: Limits) -> bool {
+    !os::KERNEL_CAPS_FILES
+        && files
+            .iter()
+            .any(|file| std::fs::metadata(file).is_ok_and(|m| m.len() > limits.output_bytes))
+}
+
+/// True when the tree's memory passed the limit where the kernel does not enforce it.
+fn over_memory(tree: &mut os::Tree, limits: Limits) -> bool {
+    tree.watched_memory_bytes()
+        .is_some_and(|bytes| bytes > limits.memory_bytes)
+}
+
+#[cfg(test)]
+mod tests;
