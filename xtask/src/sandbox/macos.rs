@@ -121,16 +121,12 @@ fn all_processes() -> BTreeMap<libc::pid_t, Process> {
                     size,
                 )
             };
-            (filled == size).then(|| {
-                (
-                    pid,
-                    Process {
-                        parent: info.pbi_ppid as libc::pid_t,
-                        group: info.pbi_pgid as libc::pid_t,
-                        user: info.pbi_uid,
-                    },
-                )
-            })
+            let process = Process {
+                parent: info.pbi_ppid as libc::pid_t,
+                group: info.pbi_pgid as libc::pid_t,
+                user: info.pbi_uid,
+            };
+            (filled == size).then_some((pid, process))
         })
         .collect()
 }

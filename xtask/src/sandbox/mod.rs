@@ -10,8 +10,9 @@
 //! - macOS: the same limits, but the kernel ignores the address-space limit, so a watchdog sums
 //!   the resident memory of the process tree and kills the tree above the limit.
 //! - Windows: a Job Object holds the whole tree from its first instruction: a memory limit on
-//!   the job, and the job is killed (and closed with kill-on-close) at the end. Output has no
-//!   kernel cap there; the watchdog below stops the tree once an output file passes the cap.
+//!   the job, and the job is killed (and closed with kill-on-close) at the end. Files have no
+//!   kernel cap there; the watchdog below stops the tree once an output file passes the cap or
+//!   a file in the check's working folder passes `FILE_SIZE_FACTOR` times it.
 
 use std::fs::File;
 use std::path::Path;
@@ -64,9 +65,10 @@ pub struct Finished {
 /// platform.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Cause {
-    /// A file grew past its limit (SIGXFSZ).
+    /// A file grew past its limit (SIGXFSZ, or the watchdog where the kernel has no limit).
     FileTooLarge,
-    /// The CPU-time limit ran out (SIGXCPU).
+    /// The CPU-time limit ran out (SIGXCPU). Windows has no such limit: the time limit holds.
+    #[cfg_attr(windows, expect(dead_code, reason = "only Unix limits CPU time"))]
     CpuTime,
     /// The process aborted (`std::process::abort`, a failed allocation, a panic in a panic).
     Abort,
@@ -91,6 +93,7 @@ pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -
     let out = File::create(stdout).with_context(|| format!("creating {}", stdout.display()))?;
     let err = File::create(stderr).with_context(|| format!("creating {}", stderr.display()))?;
     command.stdin(Stdio::null()).stdout(out).stderr(err);
+    let workdir = command.get_current_dir().map(Path::to_path_buf);
     let started = Instant::now();
     let mut tree = os::Tree::spawn(command, limits).context("starting the check process")?;
     let mut pause = POLL_MIN;
@@ -103,17 +106,26 @@ pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -
         if elapsed >= limits.wall {
             break Ending::TimedOut;
         }
-        if !stopped && (printed_over(&[stdout, stderr], limits) || over_memory(&mut tree, limits)) {
-            // The tree ends now; its exit status is read on the next turn.
-            tree.kill_all();
-            stopped = true;
+        if !stopped {
+            let over = if files_over(&[stdout, stderr], workdir.as_deref(), limits) {
+                Some(Cause::FileTooLarge)
+            } else if memory_over(&mut tree, limits) {
+                Some(Cause::Killed)
+            } else {
+                None
+            };
+            if let Some(cause) = over {
+                // The tree ends now; its exit status is read on the next turn.
+                tree.kill_all(cause);
+                stopped = true;
+            }
         }
         std::thread::sleep(pause.min(limits.wall - elapsed));
         pause = (pause * 2).min(POLL_MAX);
     };
     let elapsed = started.elapsed();
     // Children the test left running (a forked sleeper, say) go too.
-    tree.kill_all();
+    tree.kill_all(Cause::Killed);
     let peak_memory_kib = tree.finish();
     Ok(Finished {
         ending,
@@ -122,16 +134,26 @@ pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -
     })
 }
 
-/// True when an output file passed the output cap (the kernel stops this on Unix already).
-fn printed_over(files: &[&Path], limits: Limits) -> bool {
-    !os::KERNEL_CAPS_FILES
-        && files
-            .iter()
-            .any(|file| std::fs::metadata(file).is_ok_and(|m| m.len() > limits.output_bytes))
+/// Where the kernel has no file-size limit: true when an output file passed the output cap, or
+/// a file in the working folder passed `FILE_SIZE_FACTOR` times it.
+fn files_over(outputs: &[&Path], workdir: Option<&Path>, limits: Limits) -> bool {
+    if os::KERNEL_CAPS_FILES {
+        return false;
+    }
+    let size = |path: &Path| std::fs::metadata(path).map_or(0, |meta| meta.len());
+    let file_limit = limits.output_bytes * FILE_SIZE_FACTOR;
+    outputs.iter().any(|file| size(file) > limits.output_bytes)
+        || workdir
+            .and_then(|dir| std::fs::read_dir(dir).ok())
+            .is_some_and(|entries| {
+                entries
+                    .flatten()
+                    .any(|entry| size(&entry.path()) > file_limit)
+            })
 }
 
 /// True when the tree's memory passed the limit where the kernel does not enforce it.
-fn over_memory(tree: &mut os::Tree, limits: Limits) -> bool {
+fn memory_over(tree: &mut os::Tree, limits: Limits) -> bool {
     tree.watched_memory_bytes()
         .is_some_and(|bytes| bytes > limits.memory_bytes)
 }

@@ -98,8 +98,9 @@ impl Tree {
         self.family.resident_bytes()
     }
 
-    /// Kills every process of the run: the group, and whatever left it.
-    pub fn kill_all(&mut self) {
+    /// Kills every process of the run: the group, and whatever left it. The check process
+    /// reads as killed by SIGKILL whatever the `_cause`.
+    pub fn kill_all(&mut self, _cause: Cause) {
         // SAFETY: kill only sends a signal; a negative pid names the process group we created.
         unsafe {
             libc::kill(-self.pid, libc::SIGKILL);

@@ -37,8 +37,10 @@ use super::{Cause, Limits};
 /// Windows has no file-size limit: the watchdog caps the output files.
 pub const KERNEL_CAPS_FILES: bool = false;
 
-/// The exit code the grader gives the processes it terminates.
+/// The exit codes the grader gives the processes it terminates: for memory, or at the end.
 const KILLED_BY_GRADER: u32 = 0xE000_0009;
+/// The exit code for a tree stopped because a file passed its limit.
+const STOPPED_FOR_FILE_SIZE: u32 = 0xE000_0019;
 
 /// How long the grader waits for a terminated job to empty.
 const EMPTYING: Duration = Duration::from_secs(5);
@@ -132,10 +134,15 @@ impl Tree {
         Some(total)
     }
 
-    /// Terminates every process of the job and waits until the job is empty.
-    pub fn kill_all(&mut self) {
+    /// Terminates every process of the job and waits until the job is empty. The check process's
+    /// exit code tells `abnormal_end` the `cause`.
+    pub fn kill_all(&mut self, cause: Cause) {
+        let code = match cause {
+            Cause::FileTooLarge => STOPPED_FOR_FILE_SIZE,
+            _ => KILLED_BY_GRADER,
+        };
         // SAFETY: the job handle is valid.
-        unsafe { TerminateJobObject(self.job.0, KILLED_BY_GRADER) };
+        unsafe { TerminateJobObject(self.job.0, code) };
         let started = Instant::now();
         while active_processes(&self.job) > 0 && started.elapsed() < EMPTYING {
             std::thread::sleep(Duration::from_millis(1));
@@ -278,6 +285,7 @@ pub fn abnormal_end(status: &ExitStatus) -> Option<Cause> {
         // __fastfail, which std::process::abort uses, and STATUS_STACK_BUFFER_OVERRUN.
         0xC000_0409 => Cause::Abort,
         KILLED_BY_GRADER | 0xC000_0017 => Cause::Killed,
+        STOPPED_FOR_FILE_SIZE => Cause::FileTooLarge,
         0xC000_00FD => Cause::Other("a stack overflow (STATUS_STACK_OVERFLOW)".to_owned()),
         0xC000_0005 => Cause::Other("an access violation (STATUS_ACCESS_VIOLATION)".to_owned()),
         0xC000_001D => {
