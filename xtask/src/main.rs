@@ -5,6 +5,7 @@
 //! `commands/`.
 
 mod commands;
+mod cross;
 mod formats;
 mod grading;
 mod harness;

@@ -25,8 +25,7 @@ fn stopping() -> StepPolicy {
 fn seen_before(run: &Run, before: Instant) -> Option<(Instant, &StepRecord)> {
     run.snapshots
         .iter()
-        .filter(|(at, _)| *at < before)
-        .last()
+        .rfind(|(at, _)| *at < before)
         .map(|(at, log): &(Instant, SagaLog)| (*at, &log.steps[0]))
 }
 
