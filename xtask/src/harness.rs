@@ -36,8 +36,7 @@ pub struct Graded {
 
 impl Graded {
     pub fn at(dir: &Path, label: String, kind: &'static str) -> Result<Self> {
-        let dir = dir
-            .canonicalize()
+        let dir = crate::workbook::canonical(dir)
             .with_context(|| format!("{} does not exist", dir.display()))?;
         let package = CrateManifest::read(&dir)?.package_name()?;
         Ok(Self {
@@ -432,12 +431,13 @@ fn compile_error(
 
 /// Replaces absolute paths by paths relative to the graded crate or the workspace.
 pub fn shorten_paths(workbook: &Workbook, graded: &Graded, text: &str) -> String {
-    let graded_prefix = format!("{}/", graded.dir.display());
-    let root_prefix = format!("{}/", workbook.root.display());
+    let separator = std::path::MAIN_SEPARATOR;
+    let graded_prefix = format!("{}{separator}", graded.dir.display());
+    let root_prefix = format!("{}{separator}", workbook.root.display());
     let graded_relative = graded
         .dir
         .strip_prefix(&workbook.root)
-        .map(|relative| format!("{}/", relative.display()))
+        .map(|relative| format!("{}{separator}", relative.display()))
         .unwrap_or_default();
     text.replace(&graded_prefix, &graded_relative)
         .replace(&root_prefix, "")

@@ -13,7 +13,7 @@ use crate::formats::{self, ChapterGrade};
 use crate::grading::Report;
 use crate::report;
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
+use crate::workbook::{Chapter, Rubric, Workbook, read_text_lf, rust_files};
 
 /// The version of the grade report's JSON layout.
 pub const GRADE_SCHEMA: &str = "retry-workbook/grade-report/v1";
@@ -173,7 +173,7 @@ fn tampered_files(
     Ok(protected
         .into_iter()
         .filter(|file| {
-            std::fs::read(shipped.join(file)).ok() != std::fs::read(submitted.join(file)).ok()
+            read_text_lf(&shipped.join(file)).ok() != read_text_lf(&submitted.join(file)).ok()
         })
         .map(|file| format!("exercises/{}/{file}", chapter.stem()))
         .collect())

@@ -14,7 +14,7 @@ use crate::grading::{self, Report};
 use crate::harness;
 use crate::manifest_toml::CrateManifest;
 use crate::report::explain;
-use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
+use crate::workbook::{Chapter, Rubric, Workbook, read_text_lf, rust_files};
 use crate::{mutants, term};
 
 /// Prove every chapter (authors and CI): exercises fail, solutions pass, mutants are caught.
@@ -194,8 +194,8 @@ fn verify_structure(
         }
     }
     for given in &rubric.given {
-        let exercise = std::fs::read(workbook.exercise_dir(chapter).join(given));
-        let solution = std::fs::read(workbook.solution_dir(chapter).join(given));
+        let exercise = read_text_lf(&workbook.exercise_dir(chapter).join(given));
+        let solution = read_text_lf(&workbook.solution_dir(chapter).join(given));
         let same = matches!((&exercise, &solution), (Ok(a), Ok(b)) if a == b);
         findings.expect(
             same,
