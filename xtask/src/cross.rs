@@ -229,3 +229,24 @@ fn harness_workspace(workbook: &Workbook, target_dir: &Path) -> Result<PathBuf> 
     write_if_changed(&root.join("Cargo.lock"), &lock)?;
     Ok(root)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::workbook::workspace_root;
+
+    #[test]
+    fn the_manifest_requires_the_rust_the_readme_names() {
+        let root = workspace_root();
+        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+        let before = &readme[..readme
+            .find(" or newer")
+            .expect("the README names a minimum Rust")];
+        let named = before.rsplit_once("Rust ").expect("`Rust X.Y or newer`").1;
+        let manifest: toml::Table = std::fs::read_to_string(root.join("Cargo.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let required = manifest["workspace"]["package"]["rust-version"].as_str();
+        assert_eq!(required, Some(named));
+    }
+}

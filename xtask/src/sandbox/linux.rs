@@ -7,6 +7,9 @@ use std::io;
 use std::sync::Once;
 use std::time::Duration;
 
+/// The kernel enforces `RLIMIT_AS`.
+pub const ADDRESS_SPACE_LIMIT_HOLDS: bool = true;
+
 /// `ru_maxrss` is in KiB on Linux.
 pub const MAXRSS_UNITS_PER_KIB: u64 = 1;
 

@@ -8,6 +8,9 @@ use std::ffi::c_void;
 use std::io;
 use std::time::Duration;
 
+/// macOS accepts `RLIMIT_AS` but does not enforce it: the watchdog holds memory instead.
+pub const ADDRESS_SPACE_LIMIT_HOLDS: bool = false;
+
 /// `ru_maxrss` is in bytes on macOS.
 pub const MAXRSS_UNITS_PER_KIB: u64 = 1024;
 

@@ -55,12 +55,18 @@ impl Tree {
         unsafe {
             command.pre_exec(move || {
                 let limits = [
-                    (libc::RLIMIT_AS, memory_bytes),
                     (libc::RLIMIT_FSIZE, output_bytes * FILE_SIZE_FACTOR),
                     (libc::RLIMIT_CPU, cpu_seconds),
                     (libc::RLIMIT_CORE, 0),
+                    (libc::RLIMIT_AS, memory_bytes),
                 ];
-                for (resource, value) in limits {
+                // Where the kernel ignores the address-space limit, the watchdog holds memory.
+                let kept = if family::ADDRESS_SPACE_LIMIT_HOLDS {
+                    4
+                } else {
+                    3
+                };
+                for (resource, value) in limits.into_iter().take(kept) {
                     let limit = libc::rlimit {
                         rlim_cur: value,
                         rlim_max: value,
