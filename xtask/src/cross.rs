@@ -120,7 +120,14 @@ pub fn run(workbook: &Workbook) -> Result<Outcome> {
     );
     wine.args(["-p", "xtask", "--bin", "xtask"])
         .args(["-Zbuild-std=std,panic_unwind", "--target", WINE_TARGET])
-        .args(["--", "sandbox::"])
+        // The sandbox, and the reading of Windows checkouts (paths, line endings).
+        .args([
+            "--",
+            "sandbox::",
+            "mutants::tests",
+            "workbook::tests::a_crlf",
+        ])
+        .arg("workbook::tests::canonical")
         .env(format!("{runner_variable}LINKER"), MINGW_GCC)
         .env(format!("{runner_variable}RUNNER"), WINE)
         .env("WINEDEBUG", "-all")

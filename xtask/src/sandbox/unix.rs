@@ -176,6 +176,11 @@ pub fn running_as_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// Unix terminals understand ANSI colour and cursor codes.
+pub fn terminal_understands_ansi() -> bool {
+    true
+}
+
 /// The terminal in non-canonical, no-echo mode while it lives, so a key acts without Enter.
 pub struct RawTerminal {
     saved: Option<libc::termios>,

@@ -303,6 +303,24 @@ pub fn running_as_root() -> bool {
     false
 }
 
+/// Turns on the console's handling of ANSI colour and cursor codes (Windows 10 and newer; on by
+/// default in Windows Terminal); false when the console cannot.
+pub fn terminal_understands_ansi() -> bool {
+    use windows_sys::Win32::System::Console::{
+        ENABLE_VIRTUAL_TERMINAL_PROCESSING, STD_OUTPUT_HANDLE,
+    };
+    // SAFETY: GetStdHandle only returns this process's stdout handle.
+    let output = unsafe { GetStdHandle(STD_OUTPUT_HANDLE) };
+    let mut mode: CONSOLE_MODE = 0;
+    // SAFETY: GetConsoleMode fails harmlessly when stdout is not a console.
+    if unsafe { GetConsoleMode(output, &mut mode) } == 0 {
+        return false;
+    }
+    // SAFETY: the handle is the console's output.
+    mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING != 0
+        || unsafe { SetConsoleMode(output, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) } != 0
+}
+
 /// The console in single-key, no-echo mode while it lives.
 pub struct RawTerminal {
     saved: Option<CONSOLE_MODE>,
