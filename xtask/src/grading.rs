@@ -217,7 +217,7 @@ pub fn grade(request: &Request) -> Result<Report> {
         .join(harness_dir.file_name().unwrap_or_default())
         .join(std::process::id().to_string());
     let mut checks_dirs = rubric.dirs();
-    checks_dirs.push(workbook.root.join("xtask/checks"));
+    checks_dirs.push(workbook.root.join("xtask").join("checks"));
     let started = Instant::now();
     let parallel = std::thread::available_parallelism().map_or(2, usize::from);
     let runs = runner::run_all(

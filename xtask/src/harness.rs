@@ -196,7 +196,11 @@ fn harness_source(
         "extern crate exercise as {};\n\n",
         chapter.crate_name()
     ));
-    let support = workbook.root.join("xtask/checks/support.rs");
+    let support = workbook
+        .root
+        .join("xtask")
+        .join("checks")
+        .join("support.rs");
     source.push_str(&format!(
         "#[path = {:?}]\nmod support;\n",
         support.display().to_string()

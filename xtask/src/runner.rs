@@ -324,7 +324,7 @@ pub fn interpret(
         let in_graded_code = panic.location.as_ref().is_some_and(|location| {
             !checks_dirs
                 .iter()
-                .any(|dir| location.starts_with(&dir.display().to_string()))
+                .any(|dir| Path::new(location).starts_with(dir))
         });
         return Outcome::Failed {
             message: panic.message,

@@ -185,17 +185,18 @@ impl Workbook {
 
     pub fn page(&self, chapter: &Chapter) -> PathBuf {
         self.root
-            .join("book/src")
+            .join("book")
+            .join("src")
             .join(format!("{}.md", chapter.stem()))
     }
 
     /// The folder of the chapter's public checks.
     pub fn checks_dir(&self, chapter: &Chapter) -> PathBuf {
-        self.root.join("xtask/checks").join(&chapter.id)
+        self.root.join("xtask").join("checks").join(&chapter.id)
     }
 
     pub fn mutants_dir(&self, chapter: &Chapter) -> PathBuf {
-        self.root.join("xtask/mutants").join(&chapter.id)
+        self.root.join("xtask").join("mutants").join(&chapter.id)
     }
 
     /// Cargo's target folder: `CARGO_TARGET_DIR` when set, else `target/` at the root.
