@@ -198,7 +198,10 @@ fn test_command(binary: &Path, workdir: &Path) -> Command {
         .env("RUST_BACKTRACE", "0")
         .env("INSTA_UPDATE", "no")
         .env("NO_COLOR", "1")
+        // The temporary folder by its Unix and its Windows names.
         .env("TMPDIR", workdir)
+        .env("TMP", workdir)
+        .env("TEMP", workdir)
         .env_remove("RUSTC_BOOTSTRAP");
     command
 }

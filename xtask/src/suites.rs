@@ -283,7 +283,9 @@ fn build_and_run(
             .current_dir(&scratch)
             .env("RUST_BACKTRACE", "0")
             .env("INSTA_UPDATE", "no")
-            .env("TMPDIR", &scratch);
+            .env("TMPDIR", &scratch)
+            .env("TMP", &scratch)
+            .env("TEMP", &scratch);
         let (stdout, stderr) = (scratch.join("stdout"), scratch.join("stderr"));
         let finished = sandbox::run(command, limits, &stdout, &stderr)?;
         run.elapsed += finished.elapsed;

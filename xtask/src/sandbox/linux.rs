@@ -7,6 +7,9 @@ use std::io;
 use std::sync::Once;
 use std::time::Duration;
 
+/// What opens a file in the desktop's default application.
+pub const OPENER: &str = "xdg-open";
+
 /// The kernel enforces `RLIMIT_AS`.
 pub const ADDRESS_SPACE_LIMIT_HOLDS: bool = true;
 

@@ -8,6 +8,9 @@ use std::ffi::c_void;
 use std::io;
 use std::time::Duration;
 
+/// What opens a file in the desktop's default application.
+pub const OPENER: &str = "open";
+
 /// macOS accepts `RLIMIT_AS` but does not enforce it: the watchdog holds memory instead.
 pub const ADDRESS_SPACE_LIMIT_HOLDS: bool = false;
 

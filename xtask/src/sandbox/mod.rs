@@ -1,7 +1,7 @@
 //! Running one untrusted test process: limits on memory, output and CPU, a real-time limit, and
 //! no process of its tree left behind. This module is the grader's one platform layer: the rest
-//! of the grader calls [`run`], [`abnormal_end`], [`RawTerminal`], [`terminal_understands_ansi`]
-//! and [`running_as_root`] and never asks which system it is on.
+//! of the grader calls [`run`], [`abnormal_end`], [`RawTerminal`], [`terminal_understands_ansi`],
+//! [`opener`] and [`running_as_root`] and never asks which system it is on.
 //!
 //! What holds each guarantee, by platform:
 //! - Linux: `setrlimit` (address space, file size, CPU time), the check's own process group, and
@@ -28,7 +28,7 @@ mod os;
 #[path = "windows.rs"]
 mod os;
 
-pub use os::{RawTerminal, running_as_root, terminal_understands_ansi};
+pub use os::{RawTerminal, opener, running_as_root, terminal_understands_ansi};
 
 /// What a sandboxed process may use.
 #[derive(Debug, Clone, Copy)]

@@ -176,6 +176,13 @@ pub fn running_as_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// The command that opens `file` in the desktop's default application.
+pub fn opener(file: &std::path::Path) -> Command {
+    let mut command = Command::new(family::OPENER);
+    command.arg(file);
+    command
+}
+
 /// Unix terminals understand ANSI colour and cursor codes.
 pub fn terminal_understands_ansi() -> bool {
     true

@@ -303,6 +303,14 @@ pub fn running_as_root() -> bool {
     false
 }
 
+/// The command that opens `file` in the default application (`start`, a command of `cmd`; the
+/// empty argument is the window title `start` expects first).
+pub fn opener(file: &std::path::Path) -> Command {
+    let mut command = Command::new("cmd");
+    command.args(["/C", "start", ""]).arg(file);
+    command
+}
+
 /// Turns on the console's handling of ANSI colour and cursor codes (Windows 10 and newer; on by
 /// default in Windows Terminal); false when the console cannot.
 pub fn terminal_understands_ansi() -> bool {
