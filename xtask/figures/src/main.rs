@@ -20,6 +20,9 @@ mod ch10;
 mod ch12;
 mod ch13;
 mod ch16;
+mod ch23;
+mod ch24;
+mod ch25;
 mod ch26;
 mod figure;
 mod path;
@@ -50,6 +53,9 @@ const CHAPTERS: &[fn() -> Vec<Figure>] = &[
     ch12::figures,
     ch13::figures,
     ch16::figures,
+    ch23::figures,
+    ch24::figures,
+    ch25::figures,
     ch26::figures,
 ];
 

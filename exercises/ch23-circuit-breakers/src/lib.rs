@@ -1,0 +1,89 @@
+//! # Chapter 23 — Circuit breakers
+//!
+//! Book: `book/src/ch23-circuit-breakers.md` (run `cargo xtask book --open`).
+//! Check your work: `cargo xtask check ch23`. Stuck? `cargo xtask hint ch23`.
+//!
+//! ## Your task
+//!
+//! Build a [`CircuitBreaker`] that guards one dependency and is shared by every task calling it
+//! (`Arc<CircuitBreaker>`). Its settings are a [`BreakerConfig`] (given, in `src/config.rs`).
+//!
+//! 1. **Closed.** Calls go through. Each finished call adds its outcome to a sliding window: the
+//!    last `n` outcomes ([`Window::Count`]) or those recorded in the last `d` of tokio's clock
+//!    ([`Window::Time`]; an outcome exactly `d` old has left). A call that returns `Err`, or takes
+//!    at least `slow_call` (when set), is a failure. The breaker **opens** when the window's
+//!    failure rate **reaches** `failure_rate_percent` (equal or greater), but never while the
+//!    window holds fewer than `minimum_calls` outcomes.
+//! 2. **Open.** Every call is refused with [`BreakerError::Rejected`] at once: the operation is
+//!    never started. After `break_duration` (at exactly that instant) the breaker is half-open.
+//! 3. **Half-open.** At most `half_open_probes` calls go through, concurrent callers included;
+//!    the others are refused. One failed (or slow) probe opens the breaker again, for a new full
+//!    `break_duration` from that moment. When every probe has succeeded, the breaker closes with
+//!    an empty window.
+//! 4. **Shared and cancellable.** An outcome counts only in the state that let its call through:
+//!    the late answer of a call from before the last change of state is ignored. A call dropped
+//!    before it finishes (its caller timed out, say) records nothing, and a probe that is dropped
+//!    gives its place back. Never hold a lock across an `.await`.
+//!
+//! [`CircuitBreaker::call`] returns the operation's own result (`Ok` value, or its error as
+//! [`BreakerError::Failed`]), even when the call counted as slow. [`CircuitBreaker::state`]
+//! reports the state now; an open breaker whose break is over reports [`State::HalfOpen`].
+//!
+//! [`stubs::Dependency`] stands in for the service: `Dependency::down()`, `set_down(false)`,
+//! `set_latency(…)`, and a count of the calls that reached it. `tests/visible.rs` shows it; the
+//! grader adds hidden checks, each at the edge of one of the rules above.
+
+use std::future::Future;
+
+pub mod config;
+pub mod lab;
+pub mod stubs;
+
+pub use config::{BreakerConfig, BreakerError, State, Window};
+
+/// A circuit breaker with closed, open and half-open states over a sliding window of outcomes.
+#[derive(Debug)]
+pub struct CircuitBreaker {
+    config: BreakerConfig,
+    // TODO: replace this placeholder with the state you need, behind a `std::sync::Mutex` (every
+    // method takes `&self`, and the breaker is shared between tasks).
+    _state_to_choose: (),
+}
+
+// Every task of a client shares one breaker, so it must be `Send + Sync`: this fails to compile
+// if a field makes it otherwise (a `Cell` or `RefCell`, for example).
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<CircuitBreaker>();
+};
+
+impl CircuitBreaker {
+    /// A closed breaker with an empty window.
+    pub fn new(config: BreakerConfig) -> Self {
+        // TODO: a closed breaker that remembers `config`.
+        let _ = config;
+        todo!("CircuitBreaker::new")
+    }
+
+    /// The state now. An open breaker whose break is over reports `HalfOpen`.
+    pub fn state(&self) -> State {
+        // TODO: the state, as of tokio's `Instant::now()`.
+        let _ = &self.config;
+        todo!("CircuitBreaker::state")
+    }
+
+    /// Runs `op` if the breaker lets the call through, and records how it went.
+    ///
+    /// Refused calls return [`BreakerError::Rejected`] at once, without calling `op`. A call that
+    /// fails, or takes at least `slow_call`, counts as a failure; the caller still gets `op`'s own
+    /// result.
+    pub async fn call<T, E, F, Fut>(&self, op: F) -> Result<T, BreakerError<E>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        // TODO: the rules of the task list, for one call.
+        let _ = op;
+        todo!("CircuitBreaker::call")
+    }
+}

@@ -1,0 +1,248 @@
+//! Chapter 23 — Circuit breakers. The reference solution.
+//!
+//! One [`CircuitBreaker`] guards one dependency and is shared by every task that calls it. Its
+//! state sits behind one `Mutex`, locked only for bookkeeping and never across an `.await`, so
+//! the lock is never held while the dependency works.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use tokio::time::Instant;
+
+pub mod config;
+pub mod lab;
+pub mod stubs;
+
+pub use config::{BreakerConfig, BreakerError, State, Window};
+
+/// A circuit breaker with closed, open and half-open states over a sliding window of outcomes.
+#[derive(Debug)]
+pub struct CircuitBreaker {
+    config: BreakerConfig,
+    inner: Mutex<Inner>,
+}
+
+// Every task of a client shares one breaker, so it must be `Send + Sync`.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<CircuitBreaker>();
+};
+
+#[derive(Debug)]
+struct Inner {
+    phase: Phase,
+    /// Grows by one at every change of phase. A call's outcome counts only in the phase that let
+    /// the call through: a late answer from an earlier phase is ignored.
+    epoch: u64,
+}
+
+#[derive(Debug)]
+enum Phase {
+    Closed { window: VecDeque<Outcome> },
+    Open { until: Instant },
+    HalfOpen { admitted: u32, succeeded: u32 },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Outcome {
+    at: Instant,
+    failed: bool,
+}
+
+/// Leave to run one call. If the call is dropped before it finishes, the permit gives its
+/// probe's place back, so a cancelled probe cannot hold the breaker half-open for ever.
+struct Permit<'a> {
+    breaker: &'a CircuitBreaker,
+    epoch: u64,
+    finished: bool,
+}
+
+impl Permit<'_> {
+    fn finish(mut self, failed: bool) {
+        self.finished = true;
+        self.breaker.record(self.epoch, failed);
+    }
+}
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.breaker.abandon(self.epoch);
+        }
+    }
+}
+
+impl CircuitBreaker {
+    /// A closed breaker with an empty window.
+    pub fn new(config: BreakerConfig) -> Self {
+        Self {
+            config,
+            inner: Mutex::new(Inner {
+                phase: closed(),
+                epoch: 0,
+            }),
+        }
+    }
+
+    /// The state now. An open breaker whose break is over reports `HalfOpen`.
+    pub fn state(&self) -> State {
+        let mut inner = self.lock();
+        end_break_if_over(&mut inner, Instant::now());
+        match inner.phase {
+            Phase::Closed { .. } => State::Closed,
+            Phase::Open { .. } => State::Open,
+            Phase::HalfOpen { .. } => State::HalfOpen,
+        }
+    }
+
+    /// Runs `op` if the breaker lets the call through, and records how it went.
+    ///
+    /// Refused calls return [`BreakerError::Rejected`] at once, without calling `op`. A call that
+    /// fails, or takes at least `slow_call`, counts as a failure; the caller still gets `op`'s own
+    /// result.
+    pub async fn call<T, E, F, Fut>(&self, op: F) -> Result<T, BreakerError<E>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        let Some(permit) = self.admit() else {
+            return Err(BreakerError::Rejected);
+        };
+        let started = Instant::now();
+        let result = op().await;
+        let slow = self
+            .config
+            .slow_call
+            .is_some_and(|limit| started.elapsed() >= limit);
+        permit.finish(result.is_err() || slow);
+        result.map_err(BreakerError::Failed)
+    }
+
+    /// Lets a call through, or refuses it (`None`).
+    fn admit(&self) -> Option<Permit<'_>> {
+        let mut inner = self.lock();
+        end_break_if_over(&mut inner, Instant::now());
+        let epoch = inner.epoch;
+        match &mut inner.phase {
+            Phase::Closed { .. } => {}
+            Phase::Open { .. } => return None,
+            Phase::HalfOpen { admitted, .. } => {
+                if *admitted >= self.config.half_open_probes {
+                    return None;
+                }
+                *admitted += 1;
+            }
+        }
+        Some(Permit {
+            breaker: self,
+            epoch,
+            finished: false,
+        })
+    }
+
+    /// Records the outcome of a call let through in phase `epoch`.
+    fn record(&self, epoch: u64, failed: bool) {
+        let mut inner = self.lock();
+        if inner.epoch != epoch {
+            return;
+        }
+        let now = Instant::now();
+        let next = match &mut inner.phase {
+            Phase::Closed { window } => {
+                window.push_back(Outcome { at: now, failed });
+                self.forget_old_outcomes(window, now);
+                self.failure_rate_reached(window)
+                    .then(|| self.open_until(now))
+            }
+            Phase::HalfOpen { succeeded, .. } => {
+                if failed {
+                    Some(self.open_until(now))
+                } else {
+                    *succeeded += 1;
+                    (*succeeded >= self.config.half_open_probes).then(closed)
+                }
+            }
+            Phase::Open { .. } => None,
+        };
+        if let Some(phase) = next {
+            enter(&mut inner, phase);
+        }
+    }
+
+    /// A call let through in phase `epoch` was dropped before it finished: it records nothing,
+    /// and a probe gives its place back.
+    fn abandon(&self, epoch: u64) {
+        let mut inner = self.lock();
+        if inner.epoch != epoch {
+            return;
+        }
+        if let Phase::HalfOpen { admitted, .. } = &mut inner.phase {
+            *admitted -= 1;
+        }
+    }
+
+    fn forget_old_outcomes(&self, window: &mut VecDeque<Outcome>, now: Instant) {
+        match self.config.window {
+            Window::Count(size) => {
+                while window.len() > size as usize {
+                    window.pop_front();
+                }
+            }
+            Window::Time(span) => {
+                while window
+                    .front()
+                    .is_some_and(|oldest| now.duration_since(oldest.at) >= span)
+                {
+                    window.pop_front();
+                }
+            }
+        }
+    }
+
+    /// At least `minimum_calls` outcomes, and failures at or above the threshold, counted in
+    /// whole numbers so that exactly 30 % of 10 is 30 %.
+    fn failure_rate_reached(&self, window: &VecDeque<Outcome>) -> bool {
+        let calls = window.len() as u64;
+        let failures = window.iter().filter(|outcome| outcome.failed).count() as u64;
+        calls >= u64::from(self.config.minimum_calls)
+            && failures * 100 >= u64::from(self.config.failure_rate_percent) * calls
+    }
+
+    fn open_until(&self, now: Instant) -> Phase {
+        Phase::Open {
+            until: now + self.config.break_duration,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // The bookkeeping never panics half-way, so a poisoned lock still holds a whole state.
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn closed() -> Phase {
+    Phase::Closed {
+        window: VecDeque::new(),
+    }
+}
+
+fn enter(inner: &mut Inner, phase: Phase) {
+    inner.phase = phase;
+    inner.epoch += 1;
+}
+
+/// Open → half-open once the break is over, at `until` exactly.
+fn end_break_if_over(inner: &mut Inner, now: Instant) {
+    if let Phase::Open { until } = inner.phase
+        && now >= until
+    {
+        enter(
+            inner,
+            Phase::HalfOpen {
+                admitted: 0,
+                succeeded: 0,
+            },
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! When a closed breaker opens: the minimum number of calls, the threshold, the sliding window.
+
+use std::time::Duration;
+
+use exercise::{State, Window};
+
+use super::fixture::{SEC, breaker, config, describe, run, spaced, state};
+
+/// Runs `script` on a fresh breaker and returns the state after each call.
+async fn states_after(config: exercise::BreakerConfig, script: &str) -> Vec<State> {
+    let breaker = breaker(config);
+    let mut states = Vec::new();
+    for step in script.chars() {
+        run(&breaker, &step.to_string()).await;
+        states.push(state(&breaker));
+    }
+    states
+}
+
+#[tokio::test(start_paused = true)]
+async fn not_before_minimum_calls() {
+    let cases = [
+        config(50, 5, Window::Count(10)),
+        config(100, 20, Window::Count(20)),
+        config(1, 7, Window::Time(60 * SEC)),
+    ];
+    for config in cases {
+        let minimum = config.minimum_calls as usize;
+        let script = "F".repeat(minimum);
+        let states = states_after(config, &script).await;
+        if let Some(early) = states[..minimum - 1]
+            .iter()
+            .position(|s| *s != State::Closed)
+        {
+            panic!(
+                "with {}, the breaker was {:?} after only {} failure(s): every call failed, but \
+                 no failure rate counts before the window holds {minimum} outcomes",
+                describe(&config),
+                states[early],
+                early + 1
+            );
+        }
+        assert_eq!(
+            states[minimum - 1],
+            State::Open,
+            "with {}, {minimum} failures in a row left the breaker {:?}; at the minimum number \
+             of calls the rate (100 %) counts, and it reaches the threshold",
+            describe(&config),
+            states[minimum - 1]
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn opens_exactly_at_threshold() {
+    // (threshold, successes, failures, should open): failures last, so the rate reaches the
+    // threshold on the final call. Some of these are exact only in integers: 0.7 × 10 and
+    // 0.28 × 25 are not whole numbers in floating point.
+    let cases = [
+        (50, 5, 5, true),
+        (50, 6, 4, false),
+        (30, 7, 3, true),
+        (70, 3, 7, true),
+        (70, 4, 6, false),
+        (28, 18, 7, true),
+        (7, 93, 7, true),
+        (7, 94, 6, false),
+        (100, 0, 10, true),
+        (100, 1, 9, false),
+        (10, 9, 1, true),
+        (33, 2, 1, true),
+        (34, 2, 1, false),
+    ];
+    for (percent, successes, failures, should_open) in cases {
+        let script = "S".repeat(successes) + &"F".repeat(failures);
+        let script = script.as_str();
+        let window = script.len() as u32;
+        let config = config(percent, window, Window::Count(window));
+        let states = states_after(config, script).await;
+        let last = *states.last().expect("a script has steps");
+        let expected = if should_open {
+            State::Open
+        } else {
+            State::Closed
+        };
+        assert_eq!(
+            last,
+            expected,
+            "with {}, {successes} successes then {failures} failures ({failures} of {window}, {:.1} %) left the breaker \
+             {last:?}; it opens when the failure rate reaches the threshold (equal or greater), \
+             computed exactly: {failures} × 100 against {percent} × {window}",
+            describe(&config),
+            failures as f64 * 100.0 / f64::from(window),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn window_holds_only_the_last_n_calls() {
+    // The early failure has slid out when the last two arrive: 2 of the last 4 = 50 %.
+    // Counting every call since the start gives 3 of 9 = 33 %.
+    let config = config(50, 4, Window::Count(4));
+    let script = "FSSSSSSFF";
+    let states = states_after(config, script).await;
+    assert_eq!(
+        states.last().copied(),
+        Some(State::Open),
+        "with {}, the calls {} end with 2 failures in the last 4 calls (50 %), so the breaker \
+         should open; it is {:?}. The rate counts the last 4 outcomes only, not every call since \
+         the start (3 of 9)",
+        describe(&config),
+        spaced(script),
+        states.last()
+    );
+    // The first failure has slid out already: never open before the last two failures.
+    if let Some(early) = states[..states.len() - 1]
+        .iter()
+        .position(|s| *s == State::Open)
+    {
+        panic!(
+            "with {}, the breaker opened after call {} of {}, when the last 4 calls held at most \
+             1 failure",
+            describe(&config),
+            early + 1,
+            spaced(script)
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn window_slides_one_call_at_a_time() {
+    // After the sixth call the last five are S S F F F: 60 %. A window that is emptied when it
+    // fills holds only the sixth call and never reaches its minimum.
+    let config = config(60, 5, Window::Count(5));
+    let script = "SSSFFF";
+    let states = states_after(config, script).await;
+    assert_eq!(
+        states,
+        vec![
+            State::Closed,
+            State::Closed,
+            State::Closed,
+            State::Closed,
+            State::Closed,
+            State::Open
+        ],
+        "with {}, after each call of {} the breaker should be Closed five times, then Open \
+         (the last five calls S S F F F are 60 % failures); your states were {states:?}. The \
+         window drops its oldest outcome when a new one arrives; it is never emptied at once",
+        describe(&config),
+        spaced(script)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn time_window_forgets_at_exact_age() {
+    let span = 10 * SEC;
+    let config = config(50, 3, Window::Time(span));
+    let breaker = breaker(config);
+    run(&breaker, "F").await;
+    tokio::time::advance(SEC).await;
+    run(&breaker, "F").await;
+    // The second failure is now exactly 10 s old: it has left the window.
+    tokio::time::advance(span).await;
+    run(&breaker, "SF").await;
+    let now = state(&breaker);
+    assert_eq!(
+        now,
+        State::Closed,
+        "with {}: a failure at 0 s, a failure at 1 s, then at 11 s a success and a failure. The \
+         failure of 1 s is exactly 10 s old at 11 s, so it has left the window, which holds 2 \
+         outcomes (fewer than the minimum of 3); the breaker should stay Closed, it is {now:?}",
+        describe(&config)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn time_window_keeps_younger_outcomes() {
+    let span = 10 * SEC;
+    let config = config(50, 3, Window::Time(span));
+    let breaker = breaker(config);
+    run(&breaker, "F").await;
+    tokio::time::advance(SEC).await;
+    run(&breaker, "F").await;
+    // One nanosecond short of 10 s: the failure of 1 s still counts.
+    tokio::time::advance(span - Duration::from_nanos(1)).await;
+    run(&breaker, "SF").await;
+    let now = state(&breaker);
+    assert_eq!(
+        now,
+        State::Open,
+        "with {}: a failure at 0 s, a failure at 1 s, then a success and a failure 1 ns before \
+         11 s. The failure of 1 s is still younger than 10 s, so the window holds F S F (67 %, 3 \
+         outcomes): the breaker should be Open, it is {now:?}. Outcomes leave a time window \
+         when they are exactly its span old, not earlier",
+        describe(&config)
+    );
+}

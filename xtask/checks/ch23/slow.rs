@@ -1,0 +1,76 @@
+//! Slow calls: counted as failures when the policy says so, at the threshold itself.
+
+use std::time::Duration;
+
+use exercise::{State, Window};
+
+use super::fixture::{MS, SEC, Seen, Started, breaker, call, config, describe, opened, state};
+use crate::support::show;
+
+#[tokio::test(start_paused = true)]
+async fn a_call_at_the_slow_threshold_is_a_failure() {
+    let slow = 2 * SEC;
+    let mut config = config(50, 2, Window::Count(2));
+    config.slow_call = Some(slow);
+    for (latency, should_open) in [(slow, true), (slow - MS, false), (slow + 3 * SEC, true)] {
+        let breaker = breaker(config);
+        let started = Started::default();
+        let first = call(&breaker, &started, true, latency).await;
+        let second = call(&breaker, &started, true, latency).await;
+        assert_eq!(
+            (first, second),
+            (Seen::Ran { ok: true }, Seen::Ran { ok: true }),
+            "a slow call still returns the operation's own Ok to its caller"
+        );
+        let now = state(&breaker);
+        let expected = if should_open {
+            State::Open
+        } else {
+            State::Closed
+        };
+        assert_eq!(
+            now,
+            expected,
+            "with {} and slow_call = {}, two successful calls that each took {} left the breaker \
+             {now:?}; a call that takes at least slow_call counts as a failure, a faster one as \
+             a success",
+            describe(&config),
+            show(slow),
+            format!("{latency:?}")
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn duration_does_not_count_without_a_slow_setting() {
+    let config = config(1, 2, Window::Count(2));
+    let breaker = breaker(config);
+    let started = Started::default();
+    for _ in 0..5 {
+        call(&breaker, &started, true, Duration::from_secs(3_600)).await;
+    }
+    let now = state(&breaker);
+    assert_eq!(
+        now,
+        State::Closed,
+        "with {} and slow_call = None, five successful calls of an hour each left the breaker \
+         {now:?}; without a slow_call setting, only errors are failures",
+        describe(&config)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_probe_reopens() {
+    let mut config = config(50, 4, Window::Count(4));
+    config.slow_call = Some(2 * SEC);
+    let breaker = opened(config).await;
+    tokio::time::advance(config.break_duration).await;
+    let started = Started::default();
+    let probe = call(&breaker, &started, true, 3 * SEC).await;
+    let now = state(&breaker);
+    assert!(
+        probe == Seen::Ran { ok: true } && now == State::Open,
+        "with slow_call = 2 s, the only probe returned Ok after 3 s ({probe:?}); a slow probe \
+         is a failed probe, so the breaker should open again; it is {now:?}"
+    );
+}

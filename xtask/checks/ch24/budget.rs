@@ -1,0 +1,80 @@
+//! Hedges spend the retry budget: asked before each hedge, told of every answer.
+
+use exercise::{Code, HedgeError};
+
+use super::fixture::{MS, NON_FATAL, Recorder, fail, ms, ok, policy, run};
+
+#[tokio::test(start_paused = true)]
+async fn the_first_request_never_asks() {
+    let policy = policy(3, 100 * MS, NON_FATAL);
+    let budget = Recorder::answering(&[], false);
+    let run = run(&policy, &budget, vec![ok(250, 1)]).await;
+    let (asked, _, _) = budget.counts();
+    assert!(
+        run.result == Ok(1) && run.received.len() == 1 && asked == 1,
+        "with an empty budget (can_retry always false) the first request is still sent, without \
+         asking, and the hedge due at 100 ms is asked for once and refused: expected Ok(1) from \
+         one request and 1 question; got {:?} from {} request(s) and {asked} question(s)",
+        run.result,
+        run.received.len()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refusal_stops_the_hedges() {
+    // The budget allows the first hedge, refuses the second, and would allow the rest.
+    let policy = policy(5, 100 * MS, NON_FATAL);
+    let budget = Recorder::answering(&[true, false], true);
+    let run = run(&policy, &budget, vec![ok(1_000, 1)]).await;
+    let (asked, _, _) = budget.counts();
+    assert!(
+        run.sent_at() == vec![0 * MS, 100 * MS] && asked == 2,
+        "the budget says yes to the hedge due at 100 ms and no to the one due at 200 ms: from \
+         then on no hedge may be sent (nor asked for) during this call. Expected requests at [0 \
+         ms, 100 ms] and 2 questions; yours went out at {} after {asked} question(s)",
+        ms(&run.sent_at())
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_answer_is_recorded_once() {
+    // Request 0 fails (non-fatal) at 10 ms; request 1 goes out at once and is slow; request 2
+    // goes out at 110 ms and succeeds at 120 ms; request 1 is cancelled.
+    let policy = policy(4, 100 * MS, NON_FATAL);
+    let budget = Recorder::allowing();
+    let script = vec![fail(10, Code::Unavailable), ok(5_000, 2), ok(10, 3)];
+    let run = run(&policy, &budget, script).await;
+    let (_, successes, failures) = budget.counts();
+    assert!(
+        run.result == Ok(3) && (successes, failures) == (1, 1),
+        "one non-fatal failure, one success and one cancelled request: the budget should hear \
+         on_failure once and on_success once (a cancelled request has no answer); it heard \
+         on_success {successes} time(s) and on_failure {failures} time(s), and the call returned \
+         {:?}",
+        run.result
+    );
+
+    let budget = Recorder::allowing();
+    let fatal = super::fixture::run(&policy, &budget, vec![fail(10, Code::NotFound)]).await;
+    let (_, successes, failures) = budget.counts();
+    assert!(
+        fatal.result == Err(HedgeError::Fatal(Code::NotFound)) && (successes, failures) == (0, 0),
+        "a fatal failure (NotFound) says nothing about the server's health: the budget should \
+         hear nothing; it heard on_success {successes} time(s) and on_failure {failures} time(s)"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refusal_with_nothing_in_flight_returns_the_failure() {
+    let policy = policy(3, 100 * MS, NON_FATAL);
+    let budget = Recorder::answering(&[], false);
+    let run = run(&policy, &budget, vec![fail(50, Code::Unavailable), ok(10, 2)]).await;
+    assert!(
+        run.result == Err(HedgeError::Exhausted(Code::Unavailable)) && run.took == 50 * MS,
+        "the only request fails with Unavailable at 50 ms and the budget refuses the hedge that \
+         is then due: nothing is left in flight, so the call should return \
+         Err(Exhausted(Unavailable)) at 50 ms; it returned {:?} after {} ms",
+        run.result,
+        run.took.as_millis()
+    );
+}

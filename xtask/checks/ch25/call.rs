@@ -1,0 +1,74 @@
+//! `call`: rejected requests never reach the backend, and what the backend says is recorded.
+
+use exercise::{Backend, BackendError, ThrottleError};
+
+use super::fixture::{WINDOW, probability, same, throttle};
+use crate::support::seeded;
+
+#[tokio::test(start_paused = true)]
+async fn throttled_calls_never_reach_the_backend() {
+    let throttle = throttle(2.0, WINDOW);
+    let backend = Backend::healthy();
+    backend.set_overloaded(true);
+    let mut rng = seeded(3);
+    let mut throttled = 0;
+    for _ in 0..1_000 {
+        if throttle.call(&mut rng, || backend.handle()).await == Err(ThrottleError::Throttled) {
+            throttled += 1;
+        }
+    }
+    assert!(
+        throttled > 900 && backend.received() + throttled == 1_000,
+        "1,000 calls to a backend that refuses everything: most should be rejected locally, and \
+         each one either reaches the backend or is rejected, never both. Yours rejected \
+         {throttled} and the backend received {}",
+        backend.received()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn only_overload_refusals_are_not_accepted() {
+    // 10 successes and 10 ordinary failures (the backend accepted and processed them), then 30
+    // refusals as overloaded: 50 requests, 20 accepts, whatever the throttle decided on the way.
+    let throttle = throttle(2.0, WINDOW);
+    let mut rng = seeded(11);
+    for _ in 0..10 {
+        let _ = throttle.call(&mut rng, || async { Ok::<u32, BackendError>(1) }).await;
+    }
+    for _ in 0..10 {
+        let _ = throttle
+            .call(&mut rng, || async { Err::<u32, _>(BackendError::Failed("404 Not Found".into())) })
+            .await;
+    }
+    for _ in 0..30 {
+        let _ = throttle.call(&mut rng, || async { Err::<u32, _>(BackendError::Overloaded) }).await;
+    }
+    let got = probability(&throttle);
+    let want = 10.0 / 51.0;
+    assert!(
+        same(got, want),
+        "10 successes, 10 failures such as a 404, and 30 refusals as overloaded: the backend \
+         accepted 20 requests (a 404 is an answer, not a refusal), so the probability should be \
+         (50 − 2 × 20) / 51 = {want:.6}; yours is {got:.6}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_caller_gets_the_backends_answer() {
+    let throttle = throttle(2.0, WINDOW);
+    let mut rng = seeded(5);
+    let ok = throttle.call(&mut rng, || async { Ok::<&str, BackendError>("done") }).await;
+    let failed = throttle
+        .call(&mut rng, || async { Err::<&str, _>(BackendError::Failed("bad id".into())) })
+        .await;
+    let refused = throttle.call(&mut rng, || async { Err::<&str, _>(BackendError::Overloaded) }).await;
+    assert_eq!(
+        (ok, failed, refused),
+        (
+            Ok("done"),
+            Err(ThrottleError::Backend(BackendError::Failed("bad id".into()))),
+            Err(ThrottleError::Backend(BackendError::Overloaded))
+        ),
+        "a call that reaches the backend returns the backend's own answer"
+    );
+}

@@ -1,0 +1,81 @@
+//! The sliding window: outcomes leave it at exactly its age, and traffic returns after recovery.
+
+use std::time::Duration;
+
+use exercise::{Backend, ThrottleError};
+
+use super::fixture::{SEC, WINDOW, history, probability, same, throttle};
+use crate::support::seeded;
+
+#[tokio::test(start_paused = true)]
+async fn forgets_exactly_at_the_window() {
+    for window in [WINDOW, 30 * SEC] {
+        let throttle = throttle(2.0, window);
+        history(&throttle, 10, 0);
+        tokio::time::advance(window - Duration::from_nanos(1)).await;
+        let before = probability(&throttle);
+        tokio::time::advance(Duration::from_nanos(1)).await;
+        let after = probability(&throttle);
+        assert!(
+            same(before, 10.0 / 11.0) && after == 0.0,
+            "window {}: 10 requests, none accepted. 1 ns before they are {} old the probability \
+             should still be 10/11, and at exactly that age they leave the window and it should \
+             be 0; yours was {before:.6}, then {after:.6}",
+            window.as_secs(),
+            window.as_secs()
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_window_slides() {
+    // 20 requests all accepted at 0 s, 20 requests none accepted at 60 s: at 60 s, 40 requests
+    // and 20 accepts (probability 0). At 120 s the first 20 and their accepts have left: 20
+    // requests, no accept: 20/21. A window that is emptied every 120 s would say 0.
+    let throttle = throttle(2.0, 120 * SEC);
+    history(&throttle, 20, 20);
+    tokio::time::advance(60 * SEC).await;
+    history(&throttle, 20, 0);
+    let at_60 = probability(&throttle);
+    tokio::time::advance(60 * SEC).await;
+    let at_120 = probability(&throttle);
+    assert!(
+        at_60 == 0.0 && same(at_120, 20.0 / 21.0),
+        "20 requests all accepted at 0 s, then 20 refused at 60 s: the probability should be 0 \
+         at 60 s and 20/21 at 120 s, when the first 20 have left the window; yours was \
+         {at_60:.6} and {at_120:.6}. The window slides with time; it is never emptied at once"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn traffic_returns_after_recovery() {
+    let throttle = throttle(2.0, WINDOW);
+    let backend = Backend::healthy();
+    let mut rng = seeded(7);
+    backend.set_overloaded(true);
+    for _ in 0..600 {
+        let _ = throttle.call(&mut rng, || backend.handle()).await;
+        tokio::time::advance(SEC / 10).await;
+    }
+    let during = probability(&throttle);
+    assert!(
+        during > 0.9,
+        "a minute of traffic that the backend refused entirely should push the probability \
+         above 0.9; yours is {during:.6}"
+    );
+    backend.set_overloaded(false);
+    tokio::time::advance(WINDOW).await;
+    let after = probability(&throttle);
+    let mut throttled = 0;
+    for _ in 0..100 {
+        if throttle.call(&mut rng, || backend.handle()).await == Err(ThrottleError::Throttled) {
+            throttled += 1;
+        }
+    }
+    assert!(
+        after == 0.0 && throttled == 0,
+        "the overload ended and two minutes passed: everything from the overload has left the \
+         window, so the probability should be 0 and every request should go out; yours is \
+         {after:.6} and {throttled} of 100 requests were rejected"
+    );
+}

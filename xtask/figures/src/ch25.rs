@@ -1,0 +1,123 @@
+//! Chapter 25 — Adaptive client-side throttling. One figure and one table from the given
+//! overload lab, run with the reference solution's `AdaptiveThrottle`.
+
+use ch25_adaptive_throttling_solution::lab::{Limit, OVERLOAD, SECONDS, Second, simulate};
+
+use crate::figure::Figure;
+use crate::plot::{Axis, Chart, Color, Column, Grid, Line, Marker, format_number};
+
+/// The seed of the figure's runs.
+const SEED: u64 = 1;
+
+fn label(limit: Limit) -> &'static str {
+    match limit {
+        Limit::Nothing => "no limit (3 attempts)",
+        Limit::RetryBudget => "retry budget",
+        Limit::Throttle => "adaptive throttle",
+        Limit::Both => "budget + throttle",
+    }
+}
+
+fn color(limit: Limit) -> Color {
+    match limit {
+        Limit::Nothing => Color::Vermillion,
+        Limit::RetryBudget => Color::Orange,
+        Limit::Throttle => Color::Blue,
+        Limit::Both => Color::BluishGreen,
+    }
+}
+
+pub fn figures() -> Vec<Figure> {
+    let runs: Vec<(Limit, Vec<Second>)> = Limit::ALL
+        .iter()
+        .map(|&limit| (limit, simulate(limit, SEED)))
+        .collect();
+    vec![overload(&runs), table(&runs)]
+}
+
+fn points(seconds: &[Second], value: fn(&Second) -> u32) -> Vec<(f64, f64)> {
+    (0..)
+        .zip(seconds)
+        .map(|(t, second)| (f64::from(t), f64::from(value(second))))
+        .collect()
+}
+
+fn panel(title: &str, runs: &[(Limit, Vec<Second>)], value: fn(&Second) -> u32) -> Chart {
+    let mut chart = Chart::new(title)
+        .x_axis(Axis::new("").range(0.0, f64::from(SECONDS)))
+        .y_axis(Axis::new("").min(0.0))
+        .marker(Marker::new(f64::from(OVERLOAD.start), "300 requests/s"))
+        .marker(Marker::new(f64::from(OVERLOAD.end), "100 requests/s"));
+    for (limit, seconds) in runs {
+        chart = chart.line(Line::new(
+            label(*limit),
+            color(*limit),
+            points(seconds, value),
+        ));
+    }
+    chart
+}
+
+fn total(seconds: &[Second], range: std::ops::Range<u32>, value: fn(&Second) -> u32) -> u32 {
+    seconds[range.start as usize..range.end as usize]
+        .iter()
+        .map(value)
+        .sum()
+}
+
+/// `ch25-overload`: requests served and calls sent per second, for the four clients.
+fn overload(runs: &[(Limit, Vec<Second>)]) -> Figure {
+    let served = |s: &Second| s.served;
+    let sent = |s: &Second| s.sent;
+    let column = Column::new("", "seconds", "per second")
+        .chart(panel(
+            "Requests served (the backend can serve 100/s)",
+            runs,
+            served,
+        ))
+        .chart(panel("Calls reaching the backend", runs, sent));
+    let useful = |limit: Limit| {
+        let (_, seconds) = runs
+            .iter()
+            .find(|(l, _)| *l == limit)
+            .expect("every limit runs");
+        format_number(
+            f64::from(total(seconds, OVERLOAD, served)) / f64::from(OVERLOAD.len() as u32),
+            0,
+        )
+    };
+    let grid = Grid::new("A minute of 3× overload, four clients")
+        .subtitle(format!(
+            "Refusing a request costs the backend a fifth of serving one. Requests served per \
+             second during the overload: {} with no limit, {} with the retry budget, {} with the \
+             adaptive throttle (K = 2, 2 min), {} with both.",
+            useful(Limit::Nothing),
+            useful(Limit::RetryBudget),
+            useful(Limit::Throttle),
+            useful(Limit::Both),
+        ))
+        .column(column)
+        .panel_height(200.0);
+    Figure::new("ch25-overload", grid.svg())
+}
+
+/// `ch25-overload-table`: the lab's totals, for the page to quote.
+fn table(runs: &[(Limit, Vec<Second>)]) -> Figure {
+    let served = |s: &Second| s.served;
+    let sent = |s: &Second| s.sent;
+    let after = OVERLOAD.end..SECONDS;
+    let mut text = String::from(
+        "| client | overload: calls | overload: served | after: calls | after: served |\n|---|---:|---:|---:|---:|\n",
+    );
+    for (limit, seconds) in runs {
+        text.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            label(*limit),
+            format_number(f64::from(total(seconds, OVERLOAD, sent)), 0),
+            format_number(f64::from(total(seconds, OVERLOAD, served)), 0),
+            format_number(f64::from(total(seconds, after.clone(), sent)), 0),
+            format_number(f64::from(total(seconds, after.clone(), served)), 0),
+        ));
+    }
+    Figure::markdown("ch25-overload-table", text)
+}
