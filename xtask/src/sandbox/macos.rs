@@ -103,6 +103,20 @@ impl Family {
     }
 }
 
+/// One of `proc_pidinfo`'s structures for `pid`, or `None` when it cannot be read.
+///
+/// # Safety
+/// `T` must be the plain-data structure that `flavor` fills.
+unsafe fn pid_info<T>(pid: libc::pid_t, flavor: libc::c_int) -> Option<T> {
+    // SAFETY: the caller names a plain-data structure, for which all-zero is a valid value.
+    let mut info: T = unsafe { std::mem::zeroed() };
+    let size = size_of::<T>() as libc::c_int;
+    // SAFETY: proc_pidinfo writes at most `size` bytes into `info`.
+    let filled =
+        unsafe { libc::proc_pidinfo(pid, flavor, 0, (&raw mut info).cast::<c_void>(), size) };
+    (filled == size).then_some(info)
+}
+
 /// Every process the kernel lists, by pid.
 fn all_processes() -> BTreeMap<libc::pid_t, Process> {
     // SAFETY: a null buffer asks only for the number of processes.
@@ -114,49 +128,23 @@ fn all_processes() -> BTreeMap<libc::pid_t, Process> {
     pids.truncate(listed.max(0) as usize);
     pids.into_iter()
         .filter_map(|pid| {
-            // SAFETY: an all-zero proc_bsdinfo is a valid value for proc_pidinfo to fill.
-            let mut info: libc::proc_bsdinfo = unsafe { std::mem::zeroed() };
-            let size = size_of::<libc::proc_bsdinfo>() as libc::c_int;
-            // SAFETY: proc_pidinfo writes at most `size` bytes into `info`.
-            let filled = unsafe {
-                libc::proc_pidinfo(
-                    pid,
-                    libc::PROC_PIDTBSDINFO,
-                    0,
-                    (&raw mut info).cast::<c_void>(),
-                    size,
-                )
-            };
+            // SAFETY: this flavor fills a proc_bsdinfo.
+            let info: libc::proc_bsdinfo = unsafe { pid_info(pid, libc::PROC_PIDTBSDINFO) }?;
             let process = Process {
                 parent: info.pbi_ppid as libc::pid_t,
                 group: info.pbi_pgid as libc::pid_t,
                 user: info.pbi_uid,
             };
-            (filled == size).then_some((pid, process))
+            Some((pid, process))
         })
         .collect()
 }
 
 /// The resident memory of `pid`, or 0 when it is gone.
 fn resident_bytes(pid: libc::pid_t) -> u64 {
-    // SAFETY: an all-zero proc_taskinfo is a valid value for proc_pidinfo to fill.
-    let mut info: libc::proc_taskinfo = unsafe { std::mem::zeroed() };
-    let size = size_of::<libc::proc_taskinfo>() as libc::c_int;
-    // SAFETY: proc_pidinfo writes at most `size` bytes into `info`.
-    let filled = unsafe {
-        libc::proc_pidinfo(
-            pid,
-            libc::PROC_PIDTASKINFO,
-            0,
-            (&raw mut info).cast::<c_void>(),
-            size,
-        )
-    };
-    if filled == size {
-        info.pti_resident_size
-    } else {
-        0
-    }
+    // SAFETY: this flavor fills a proc_taskinfo.
+    let info: Option<libc::proc_taskinfo> = unsafe { pid_info(pid, libc::PROC_PIDTASKINFO) };
+    info.map_or(0, |info| info.pti_resident_size)
 }
 
 /// True when the environment `pid` started with contains `mark`.

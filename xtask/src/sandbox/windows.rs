@@ -22,7 +22,7 @@ use windows_sys::Win32::System::JobObjects::{
     AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION,
     JOB_OBJECT_LIMIT_JOB_MEMORY, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
     JOBOBJECT_BASIC_ACCOUNTING_INFORMATION, JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
-    JobObjectBasicAccountingInformation, JobObjectBasicProcessIdList,
+    JOBOBJECTINFOCLASS, JobObjectBasicAccountingInformation, JobObjectBasicProcessIdList,
     JobObjectExtendedLimitInformation, QueryInformationJobObject, SetInformationJobObject,
     TerminateJobObject,
 };
@@ -192,46 +192,40 @@ fn resume_threads_of(pid: u32) -> io::Result<()> {
     Ok(())
 }
 
-/// How many processes of the job are still running.
-fn active_processes(job: &Handle) -> u32 {
-    // SAFETY: an all-zero accounting structure is valid for the call to fill.
-    let mut info: JOBOBJECT_BASIC_ACCOUNTING_INFORMATION = unsafe { std::mem::zeroed() };
+/// One of the job's information structures, or `None` when the query fails.
+///
+/// # Safety
+/// `T` must be the plain-data structure that `class` fills.
+unsafe fn query_job<T>(job: &Handle, class: JOBOBJECTINFOCLASS) -> Option<T> {
+    // SAFETY: the caller names a plain-data structure, for which all-zero is a valid value.
+    let mut info: T = unsafe { std::mem::zeroed() };
     // SAFETY: the pointer and size describe `info`.
     let queried = unsafe {
         QueryInformationJobObject(
             job.0,
-            JobObjectBasicAccountingInformation,
+            class,
             (&raw mut info).cast(),
-            size_of::<JOBOBJECT_BASIC_ACCOUNTING_INFORMATION>() as u32,
+            size_of::<T>() as u32,
             std::ptr::null_mut(),
         )
     };
-    if queried == 0 {
-        0
-    } else {
-        info.ActiveProcesses
-    }
+    (queried != 0).then_some(info)
+}
+
+/// How many processes of the job are still running.
+fn active_processes(job: &Handle) -> u32 {
+    // SAFETY: this class fills the accounting structure.
+    let info: Option<JOBOBJECT_BASIC_ACCOUNTING_INFORMATION> =
+        unsafe { query_job(job, JobObjectBasicAccountingInformation) };
+    info.map_or(0, |info| info.ActiveProcesses)
 }
 
 /// The most memory the job's processes committed together, as the job recorded it.
 fn peak_job_memory(job: &Handle) -> u64 {
-    // SAFETY: an all-zero limit structure is valid for the call to fill.
-    let mut info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = unsafe { std::mem::zeroed() };
-    // SAFETY: the pointer and size describe `info`.
-    let queried = unsafe {
-        QueryInformationJobObject(
-            job.0,
-            JobObjectExtendedLimitInformation,
-            (&raw mut info).cast(),
-            size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
-            std::ptr::null_mut(),
-        )
-    };
-    if queried == 0 {
-        0
-    } else {
-        info.PeakJobMemoryUsed as u64
-    }
+    // SAFETY: this class fills the extended limit structure.
+    let info: Option<JOBOBJECT_EXTENDED_LIMIT_INFORMATION> =
+        unsafe { query_job(job, JobObjectExtendedLimitInformation) };
+    info.map_or(0, |info| info.PeakJobMemoryUsed as u64)
 }
 
 /// The ids of the job's processes.
