@@ -17,11 +17,12 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use toml::{Table, Value};
 
-use crate::commands::check::{TargetArgs, graded_crate};
+use crate::grading::{Grader, Target};
 use crate::harness;
-use crate::manifest_toml::{self, write_if_changed};
+use crate::manifest_toml;
 use crate::system::{self, Requirement};
-use crate::workbook::{Rubric, Workbook};
+use crate::util::write_if_changed;
+use crate::workbook::Workbook;
 
 /// The targets every learner platform builds for (the host, Linux with glibc, is the rest of CI).
 pub const TARGETS: [&str; 5] = [
@@ -196,13 +197,10 @@ fn with_targets(command: &mut Command) -> &mut Command {
 fn harness_workspace(workbook: &Workbook, target_dir: &Path) -> Result<PathBuf> {
     let root = target_dir.join("harnesses");
     let mut members = Vec::new();
+    let grader = Grader::new(workbook);
     for chapter in workbook.ready_chapters() {
-        let rubric = Rubric::for_chapter(workbook, chapter, None)?;
-        let solution = TargetArgs {
-            solution: true,
-            ..TargetArgs::default()
-        };
-        let graded = graded_crate(workbook, chapter, &solution)?;
+        let rubric = grader.rubric(chapter)?;
+        let graded = Target::Solution.graded_crate(workbook, chapter)?;
         let generated = harness::prepare(workbook, chapter, &rubric, &graded)?;
         let name = generated
             .file_name()
@@ -243,7 +241,7 @@ mod tests {
 
     #[test]
     fn the_manifest_requires_the_rust_the_readme_names() {
-        let root = workspace_root();
+        let root = workspace_root().unwrap();
         let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
         let before = &readme[..readme
             .find(" or newer")

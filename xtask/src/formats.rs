@@ -21,70 +21,84 @@ pub struct ChapterGrade {
 
 /// JUnit XML: one `<testsuite>` per chapter, one `<testcase>` per check or visible test.
 pub fn junit(chapters: &[ChapterGrade]) -> String {
+    let mut xml = String::new();
+    write_junit(&mut xml, chapters).expect("writing to a String cannot fail");
+    xml
+}
+
+fn write_junit(xml: &mut String, chapters: &[ChapterGrade]) -> std::fmt::Result {
     let reports: Vec<&Report> = chapters.iter().map(|c| &c.report).collect();
     let total_tests: usize = reports.iter().map(|r| cases(r)).sum();
     let total_failures: usize = reports.iter().map(|r| failures(r)).sum();
+    let total_skipped: usize = reports.iter().map(|r| r.skipped).sum();
     let total_time: f64 = reports
         .iter()
         .map(|r| seconds(r.compile_ms + r.run_ms))
         .sum();
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
+    xml.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    writeln!(
         xml,
-        "<testsuites name=\"retry-workbook\" tests=\"{total_tests}\" failures=\"{total_failures}\" time=\"{total_time:.3}\">"
-    );
+        "<testsuites name=\"retry-workbook\" tests=\"{total_tests}\" failures=\"{total_failures}\" skipped=\"{total_skipped}\" time=\"{total_time:.3}\">"
+    )?;
     for report in reports {
-        let _ = writeln!(
+        writeln!(
             xml,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{:.3}\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
             escape(&format!("{} {}", report.chapter, report.title)),
             cases(report),
             failures(report),
+            report.skipped,
             seconds(report.compile_ms + report.run_ms)
-        );
-        let _ = writeln!(
+        )?;
+        writeln!(
             xml,
             "    <properties>\n      <property name=\"score\" value=\"{}\"/>\n      <property name=\"max_score\" value=\"{}\"/>\n    </properties>",
             report.score, report.max_score
-        );
+        )?;
         if let Some(failure) = &report.compile_failure {
             let text: Vec<&str> = failure.errors.iter().map(|e| e.rendered.as_str()).collect();
-            let _ = writeln!(
+            writeln!(
                 xml,
                 "    <testcase classname=\"{}\" name=\"compile\" time=\"{:.3}\">\n      <failure message=\"the crate does not compile\" type=\"compile_error\">{}</failure>\n    </testcase>",
                 report.chapter,
                 seconds(report.compile_ms),
                 escape(&strip_ansi(&text.join("\n")))
-            );
+            )?;
         }
         for result in &report.results {
             let classname = match result.kind {
                 CheckKind::Check => format!("{}.checks", report.chapter),
                 CheckKind::Visible => format!("{}.visible", report.chapter),
             };
-            let _ = write!(
+            write!(
                 xml,
                 "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
                 escape(&classname),
                 escape(&result.id),
                 seconds(result.elapsed_ms)
-            );
+            )?;
             if result.outcome.passed() {
                 xml.push_str("/>\n");
+            } else if result.outcome.skipped() {
+                writeln!(
+                    xml,
+                    ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                    escape(&explain(&result.outcome))
+                )?;
             } else {
-                let _ = writeln!(
+                writeln!(
                     xml,
                     ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>",
                     escape(&result.title),
-                    status(&result.outcome),
+                    result.outcome.status(),
                     escape(&explain(&result.outcome))
-                );
+                )?;
             }
         }
         xml.push_str("  </testsuite>\n");
     }
     xml.push_str("</testsuites>\n");
-    xml
+    Ok(())
 }
 
 fn cases(report: &Report) -> usize {
@@ -92,29 +106,12 @@ fn cases(report: &Report) -> usize {
 }
 
 fn failures(report: &Report) -> usize {
-    report
-        .results
-        .iter()
-        .filter(|r| !r.outcome.passed())
-        .count()
+    report.results.iter().filter(|r| r.outcome.failed()).count()
         + usize::from(report.compile_failure.is_some())
 }
 
 fn seconds(millis: u64) -> f64 {
     millis as f64 / 1e3
-}
-
-/// The outcome's name, as the JSON report spells it.
-fn status(outcome: &crate::runner::Outcome) -> String {
-    serde_json::to_value(outcome)
-        .ok()
-        .and_then(|value| {
-            value
-                .get("status")
-                .and_then(|s| s.as_str())
-                .map(str::to_owned)
-        })
-        .unwrap_or_else(|| "failed".to_owned())
 }
 
 /// Escapes text for XML attributes and content, dropping characters XML 1.0 forbids.
@@ -135,19 +132,32 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// Removes terminal colour codes.
+/// Removes terminal escape sequences: CSI (`ESC [ … final byte`, colours among them) and OSC
+/// (`ESC ] … BEL` or `ESC ] … ESC \\`, hyperlinks among them).
 fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
+    let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            for end in chars.by_ref() {
-                if end.is_ascii_alphabetic() {
-                    break;
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                for end in chars.by_ref() {
+                    if ('\x40'..='\x7e').contains(&end) {
+                        break;
+                    }
                 }
             }
-        } else {
-            out.push(c);
+            Some(']') => {
+                while let Some(end) = chars.next() {
+                    if end == '\x07' || (end == '\x1b' && chars.next_if_eq(&'\\').is_some()) {
+                        break;
+                    }
+                }
+            }
+            _ => {}
         }
     }
     out
@@ -196,8 +206,17 @@ pub fn classroom(chapters: &[ChapterGrade]) -> ClassroomResult {
         }
         for result in report.hidden() {
             let passed = result.outcome.passed();
+            // The reporter knows pass, fail and error only: a skip is a fail that says so.
+            let skipped = if result.outcome.skipped() {
+                " [skipped]"
+            } else {
+                ""
+            };
             tests.push(ClassroomTest {
-                name: format!("{} {} — {}", report.chapter, result.id, result.title),
+                name: format!(
+                    "{} {} — {}{skipped}",
+                    report.chapter, result.id, result.title
+                ),
                 status: if passed { "pass" } else { "fail" },
                 message: (!passed).then(|| explain(&result.outcome)),
                 test_code: format!("cargo xtask check {}", report.chapter),
@@ -275,6 +294,7 @@ mod tests {
             }),
             elapsed_ms: 12,
             peak_memory_kib: 3_000,
+            timing: crate::grading::Timing::Own,
         }
     }
 
@@ -292,6 +312,13 @@ mod tests {
                 },
             ),
             row("retry.sleeps_asynchronously", 2, Outcome::TimedOut { limit_ms: 2_000 }),
+            row(
+                "postgres.claims_only_due_rows",
+                1,
+                Outcome::Skipped {
+                    reason: "set WORKBOOK_POSTGRES_URL to run the PostgreSQL checks".to_owned(),
+                },
+            ),
         ];
         let passing = Report {
             schema: crate::grading::REPORT_SCHEMA,
@@ -299,15 +326,18 @@ mod tests {
             title: "Full jitter".to_owned(),
             graded: "the crate in student/exercises/ch08-full-jitter".to_owned(),
             graded_path: "student/exercises/ch08-full-jitter".to_owned(),
+            workspace: "/home/student/retry-workbook".to_owned(),
             compiled: true,
             compile_failure: None,
             results,
             score: 2,
-            max_score: 7,
+            max_score: 8,
             passed: false,
+            skipped: 1,
             compile_ms: 400,
             run_ms: 90,
             start_here: None,
+            available_tests: Vec::new(),
         };
         let broken = Report {
             chapter: "ch01".to_owned(),
@@ -326,12 +356,18 @@ mod tests {
             results: Vec::new(),
             score: 0,
             max_score: 10,
-            ..Report::empty(&test_chapter(), "a test".to_owned(), String::new(), 0)
+            ..Report::empty(
+                &test_chapter(),
+                "a test".to_owned(),
+                String::new(),
+                "/home/student/retry-workbook".to_owned(),
+                0,
+            )
         };
         vec![
             ChapterGrade {
                 weight: 2,
-                points: 2.0 * 2.0 / 7.0,
+                points: 2.0 * 2.0 / 8.0,
                 tampered: Vec::new(),
                 report: passing,
             },
@@ -392,5 +428,10 @@ mod tests {
     #[test]
     fn ansi_codes_are_removed() {
         assert_eq!(strip_ansi("\x1b[31merror\x1b[0m: x"), "error: x");
+        assert_eq!(
+            strip_ansi("see \x1b]8;;https://a.example/x\x1b\\the docs\x1b]8;;\x1b\\ now"),
+            "see the docs now"
+        );
+        assert_eq!(strip_ansi("\x1b]8;;u\x07link\x1b]8;;\x07"), "link");
     }
 }

@@ -1,32 +1,125 @@
-//! The grading pipeline: prepare the harness, compile it, run every check in its own process,
-//! and map the results onto the chapter's rubric.
+//! The grading core: a [`Target`] names the crate, a [`Grader`] grades it. For hidden checks it
+//! prepares the harness, compiles it, runs the checks (together, then each failure alone) and
+//! maps the results onto the chapter's rubric; learner-tests chapters are planned by `suites`.
+//! Both run their test binaries through `runner`. Nothing here knows the command line.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::harness::{self, CompileFailure, Graded, VISIBLE_MODULE};
-use crate::runner::{self, Outcome, Planned};
+use crate::harness::{self, BuildOptions, CompileFailure, Graded, VISIBLE_MODULE};
+use crate::mutants;
+use crate::runner::{self, Outcome, Planned, Sources};
 use crate::sandbox::Limits;
+use crate::util::FolderLock;
 use crate::workbook::{Chapter, Rubric, Workbook};
 
 /// The version of the JSON report's layout; it changes when a field changes meaning.
 pub const REPORT_SCHEMA: &str = "retry-workbook/check-report/v1";
 
 /// Output any one check may write before it is stopped.
-const OUTPUT_LIMIT_BYTES: u64 = 8 * 1024 * 1024;
+pub const OUTPUT_LIMIT_BYTES: u64 = 8 * 1024 * 1024;
 
-/// What to grade and how.
+/// Address space of a process that runs the learner's own tests (visible tests, a suite).
+pub const TESTS_MEMORY_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// Which crate of a chapter to grade.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The learner's exercise in this workspace (the only target that records progress).
+    Exercise,
+    /// The reference solution.
+    Solution,
+    /// Any crate with the chapter's public API.
+    Path(PathBuf),
+    /// A known-wrong solution of the chapter, by name.
+    Mutant(String),
+}
+
+impl Target {
+    /// The crate this target names, written out first for a mutant.
+    pub fn graded_crate(&self, workbook: &Workbook, chapter: &Chapter) -> Result<Graded> {
+        let exercise = workbook.exercise_dir(chapter);
+        match self {
+            Target::Exercise => Graded::at(&exercise, "your exercise".to_owned(), "exercise"),
+            Target::Solution => Ok(Graded::at(
+                &workbook.solution_dir(chapter),
+                "the solution".to_owned(),
+                "solution",
+            )?
+            .with_visible_tests_of(&exercise)),
+            Target::Path(dir) => Graded::at(dir, format!("the crate in {}", dir.display()), "path"),
+            Target::Mutant(name) => {
+                let mutant = mutants::find(workbook, chapter, name)?;
+                let dir = mutants::materialize(workbook, chapter, &mutant)?;
+                Ok(
+                    Graded::at(&dir, format!("mutant {}", mutant.name), "mutant")?
+                        .with_visible_tests_of(&exercise),
+                )
+            }
+        }
+    }
+}
+
+/// Grades chapters of one workbook: the service every command calls.
+pub struct Grader<'a> {
+    pub workbook: &'a Workbook,
+    /// An instructor's private checks: `<dir>/<chapter>/chapter.toml` and its check files.
+    pub checks_dir: Option<PathBuf>,
+    /// Colour in compiler messages, and cargo's progress while the checks compile.
+    pub build: BuildOptions,
+}
+
+impl<'a> Grader<'a> {
+    /// A grader with the public checks, no colour and no progress line.
+    pub fn new(workbook: &'a Workbook) -> Self {
+        Self {
+            workbook,
+            checks_dir: None,
+            build: BuildOptions::default(),
+        }
+    }
+
+    /// The rubric the grader uses for `chapter`.
+    pub fn rubric(&self, chapter: &Chapter) -> Result<Rubric> {
+        Rubric::for_chapter(self.workbook, chapter, self.checks_dir.as_deref())
+            .with_context(|| format!("loading the checks of {}", chapter.id))
+    }
+
+    /// Grades `chapter` on the crate `target` names.
+    pub fn grade(&self, chapter: &Chapter, target: &Target) -> Result<Report> {
+        let rubric = self.rubric(chapter)?;
+        // A mutant's crate is one folder per chapter, rewritten for each mutant: one at a time.
+        let _lock = match target {
+            Target::Mutant(_) => Some(FolderLock::acquire(
+                &self.workbook.work_dir().join("mutants").join(&chapter.id),
+            )?),
+            _ => None,
+        };
+        let graded = target.graded_crate(self.workbook, chapter)?;
+        let request = Request {
+            workbook: self.workbook,
+            chapter,
+            rubric: &rubric,
+            graded: &graded,
+            build: self.build,
+        };
+        match &rubric.learner_tests {
+            Some(spec) => crate::suites::grade(&request, spec),
+            None => grade_checks(&request),
+        }
+    }
+}
+
+/// One grading, as the two planners (hidden checks, learner suites) receive it.
 pub struct Request<'a> {
     pub workbook: &'a Workbook,
     pub chapter: &'a Chapter,
     pub rubric: &'a Rubric,
     pub graded: &'a Graded,
-    pub color: bool,
-    /// Also run the visible tests of the graded crate.
-    pub visible_tests: bool,
+    pub build: BuildOptions,
 }
 
 /// The result of grading one chapter.
@@ -37,20 +130,28 @@ pub struct Report {
     pub title: String,
     /// What was graded, in words: "your exercise", "the solution", "mutant equal_jitter".
     pub graded: String,
+    /// The graded folder, relative to the workspace when it is inside it.
     pub graded_path: String,
+    /// The workspace whose checks graded it (absolute): which copy of the workbook this is.
+    pub workspace: String,
     pub compiled: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compile_failure: Option<CompileFailure>,
     pub results: Vec<CheckResult>,
     pub score: u32,
     pub max_score: u32,
-    /// True when every check and every visible test passed.
+    /// True when it compiled and no check or visible test failed: each passed, or was skipped.
     pub passed: bool,
+    /// Checks that could not run here (they earn nothing); each result says how to run it.
+    pub skipped: usize,
     pub compile_ms: u64,
     pub run_ms: u64,
     /// Where the learner should look first, when something failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_here: Option<String>,
+    /// Every test the compiled check binary holds (for `verify`'s rubric check).
+    #[serde(skip)]
+    pub available_tests: Vec<String>,
 }
 
 /// One row of the report.
@@ -68,6 +169,24 @@ pub struct CheckResult {
     pub elapsed_ms: u64,
     /// Peak resident memory of the process the check ran in, in KiB.
     pub peak_memory_kib: u64,
+    /// Whether `elapsed_ms` and `peak_memory_kib` are the check's own or shared with others.
+    pub timing: Timing,
+}
+
+/// Whose time and memory a result shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Timing {
+    /// The check ran alone: its own time and its process's peak memory.
+    Own,
+    /// The check passed in a run with others: an equal share of that run's time, and its peak.
+    Shared,
+}
+
+impl Timing {
+    pub fn of(shared: bool) -> Self {
+        if shared { Timing::Shared } else { Timing::Own }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -105,31 +224,48 @@ impl Report {
 
 impl Report {
     /// A report with nothing graded yet: not compiled, no results, no points.
-    pub fn empty(chapter: &Chapter, graded: String, graded_path: String, max_score: u32) -> Self {
+    pub fn empty(
+        chapter: &Chapter,
+        graded: String,
+        graded_path: String,
+        workspace: String,
+        max_score: u32,
+    ) -> Self {
         Self {
             schema: REPORT_SCHEMA,
             chapter: chapter.id.clone(),
             title: chapter.title.clone(),
             graded,
             graded_path,
+            workspace,
             compiled: false,
             compile_failure: None,
             results: Vec::new(),
             score: 0,
             max_score,
             passed: false,
+            skipped: 0,
             compile_ms: 0,
             run_ms: 0,
             start_here: None,
+            available_tests: Vec::new(),
         }
     }
 
+    /// Sets the score, the pass and the skip count from the results.
+    pub fn total(&mut self) {
+        self.score = self.results.iter().map(|r| r.earned).sum();
+        self.skipped = self.results.iter().filter(|r| r.outcome.skipped()).count();
+        self.passed = self.compiled && !self.results.iter().any(|r| r.outcome.failed());
+    }
+
     /// The report of a chapter whose crate is not there at all: nothing compiled, no points.
-    pub fn missing(chapter: &Chapter, rubric: &Rubric, path: String) -> Self {
+    pub fn missing(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric, path: String) -> Self {
         let mut report = Self::empty(
             chapter,
             "a missing crate".to_owned(),
             path.clone(),
+            workbook.root.display().to_string(),
             rubric.max_points(),
         );
         report.compile_failure = Some(CompileFailure {
@@ -145,34 +281,27 @@ impl Report {
             chapter,
             graded.label.clone(),
             display_path(workbook, &graded.dir),
+            workbook.root.display().to_string(),
             rubric.max_points(),
         )
     }
 }
 
-/// Grades one chapter.
-pub fn grade(request: &Request) -> Result<Report> {
+/// Grades a chapter's hidden checks (and the visible tests) on the graded crate.
+fn grade_checks(request: &Request) -> Result<Report> {
     let Request {
         workbook,
         chapter,
         rubric,
         graded,
-        color,
-        visible_tests,
+        build,
     } = *request;
-    if let Some(spec) = &rubric.learner_tests {
-        return crate::suites::grade(request, spec);
-    }
     let harness_dir = harness::prepare(workbook, chapter, rubric, graded)?;
-    let built = harness::build(workbook, &harness_dir, graded, color)?;
     let mut report = Report::start(workbook, chapter, rubric, graded);
-    let built = match built {
-        Ok(built) => built,
-        Err(failure) => {
-            report.start_here = failure
-                .errors
-                .first()
-                .and_then(|error| Some(format!("{}:{}", error.file.as_ref()?, error.line?)));
+    let built = match harness::build(workbook, &harness_dir, graded, build)? {
+        harness::BuildOutcome::Built(built) => built,
+        harness::BuildOutcome::Failed(failure) => {
+            report.start_here = failure.first_location();
             report.compile_failure = Some(failure);
             return Ok(report);
         }
@@ -194,21 +323,19 @@ pub fn grade(request: &Request) -> Result<Report> {
         })
         .collect();
     let visible_prefix = format!("{VISIBLE_MODULE}::");
-    if visible_tests {
-        plan.extend(
-            available
-                .iter()
-                .filter(|name| name.starts_with(&visible_prefix))
-                .map(|name| Planned {
-                    name: name.clone(),
-                    limits: Limits {
-                        wall: Duration::from_secs(10),
-                        memory_bytes: 1024 * 1024 * 1024,
-                        output_bytes: OUTPUT_LIMIT_BYTES,
-                    },
-                }),
-        );
-    }
+    plan.extend(
+        available
+            .iter()
+            .filter(|name| name.starts_with(&visible_prefix))
+            .map(|name| Planned {
+                name: name.clone(),
+                limits: Limits {
+                    wall: Duration::from_secs(10),
+                    memory_bytes: TESTS_MEMORY_BYTES,
+                    output_bytes: OUTPUT_LIMIT_BYTES,
+                },
+            }),
+    );
     // One scratch folder per grading process, so two gradings of one chapter (a `watch` and a
     // `check`, say) never share the checks' working folders.
     let scratch = workbook
@@ -216,8 +343,6 @@ pub fn grade(request: &Request) -> Result<Report> {
         .join("runs")
         .join(harness_dir.file_name().unwrap_or_default())
         .join(std::process::id().to_string());
-    let mut checks_dirs = rubric.dirs();
-    checks_dirs.push(workbook.root.join("xtask").join("checks"));
     let started = Instant::now();
     let parallel = std::thread::available_parallelism().map_or(2, usize::from);
     let runs = runner::run_all(
@@ -225,7 +350,7 @@ pub fn grade(request: &Request) -> Result<Report> {
         &plan,
         &available,
         &scratch,
-        &checks_dirs,
+        &sources(workbook, rubric),
         parallel,
     )?;
     report.run_ms = started.elapsed().as_millis() as u64;
@@ -252,6 +377,7 @@ pub fn grade(request: &Request) -> Result<Report> {
                 .map(|number| section(workbook, chapter, &headings, number)),
             elapsed_ms: run.elapsed.as_millis() as u64,
             peak_memory_kib: run.peak_memory_kib,
+            timing: Timing::of(run.shared),
         });
     }
     for run in runs.iter().skip(rubric.checks.len()) {
@@ -267,14 +393,25 @@ pub fn grade(request: &Request) -> Result<Report> {
             section: None,
             elapsed_ms: run.elapsed.as_millis() as u64,
             peak_memory_kib: run.peak_memory_kib,
+            timing: Timing::of(run.shared),
         });
     }
-    report.score = report.results.iter().map(|r| r.earned).sum();
-    report.passed = report.results.iter().all(|r| r.outcome.passed());
+    report.available_tests = available;
+    report.total();
     if !report.passed {
-        report.start_here = start_here(workbook, graded, &report);
+        report.start_here = start_here(workbook, graded, rubric, &report);
     }
     Ok(report)
+}
+
+/// The checks' source folders and the support file, as the runner needs them.
+pub fn sources(workbook: &Workbook, rubric: &Rubric) -> Sources {
+    let mut checks_dirs = rubric.dirs();
+    checks_dirs.push(workbook.root.join("xtask").join("checks"));
+    Sources {
+        checks_dirs,
+        support_file: workbook.support_file(),
+    }
 }
 
 /// Absolute paths in a failure's text, made relative.
@@ -294,8 +431,13 @@ fn shorten(workbook: &Workbook, graded: &Graded, outcome: Outcome) -> Outcome {
 }
 
 /// The first place to look: the first `todo!()` left in the graded crate, or the panic site.
-fn start_here(workbook: &Workbook, graded: &Graded, report: &Report) -> Option<String> {
-    let first_failure = report.results.iter().find(|r| !r.outcome.passed())?;
+fn start_here(
+    workbook: &Workbook,
+    graded: &Graded,
+    rubric: &Rubric,
+    report: &Report,
+) -> Option<String> {
+    let first_failure = report.results.iter().find(|r| r.outcome.failed())?;
     if let Outcome::Failed {
         location: Some(location),
         in_graded_code: true,
@@ -304,7 +446,7 @@ fn start_here(workbook: &Workbook, graded: &Graded, report: &Report) -> Option<S
     {
         return Some(location.clone());
     }
-    let lib = graded.dir.join("src/lib.rs");
+    let lib = graded.dir.join(rubric.learner_file());
     let source = std::fs::read_to_string(&lib).ok()?;
     let line = source.lines().position(|line| line.contains("todo!("))?;
     Some(format!("{}:{}", display_path(workbook, &lib), line + 1))

@@ -3,8 +3,6 @@
 //! crate under the fixed name `exercise`. It shares the workspace's target folder, so
 //! dependencies compile once for every chapter and every graded crate.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,7 +12,9 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use toml::{Table, Value};
 
-use crate::manifest_toml::{self, CrateManifest, write_if_changed};
+use crate::manifest_toml::{self, CrateManifest};
+use crate::util::stable_hash;
+use crate::util::write_if_changed;
 use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
 
 /// The module that holds the visible tests inside the harness.
@@ -106,15 +106,12 @@ pub fn prepare(
 }
 
 fn harness_key(chapter: &Chapter, rubric: &Rubric, graded: &Graded) -> String {
-    let mut hasher = DefaultHasher::new();
-    graded.dir.hash(&mut hasher);
-    rubric.dir.hash(&mut hasher);
-    format!(
-        "{}-{}-{:08x}",
-        chapter.id,
-        graded.kind,
-        hasher.finish() as u32
-    )
+    let hash = stable_hash(&format!(
+        "{}\n{}",
+        graded.dir.display(),
+        rubric.dir.display()
+    ));
+    format!("{}-{}-{:08x}", chapter.id, graded.kind, hash as u32)
 }
 
 fn harness_manifest(
@@ -140,6 +137,16 @@ fn harness_manifest(
     }
     for (name, spec) in graded_manifest.resolved_dependencies("dev-dependencies")? {
         dependencies.entry(name).or_insert(spec);
+    }
+    // The visible tests may come from another crate (the exercise's, for the solution and the
+    // mutants): they need that crate's dev-dependencies.
+    if let Some(owner) = graded.visible_tests.parent()
+        && owner != graded.dir
+        && owner.join("Cargo.toml").is_file()
+    {
+        for (name, spec) in CrateManifest::read(owner)?.resolved_dependencies("dev-dependencies")? {
+            dependencies.entry(name).or_insert(spec);
+        }
     }
     dependencies.insert(
         "exercise".to_owned(),
@@ -199,11 +206,7 @@ fn harness_source(
         "extern crate exercise as {};\n\n",
         chapter.crate_name()
     ));
-    let support = workbook
-        .root
-        .join("xtask")
-        .join("checks")
-        .join("support.rs");
+    let support = workbook.support_file();
     source.push_str(&format!(
         "#[path = {:?}]\nmod support;\n",
         support.display().to_string()
@@ -297,35 +300,66 @@ struct RustcSpan {
     is_primary: bool,
 }
 
-/// Compiles the harness at `dir`; `Ok(Err(..))` is a compile failure to show the learner.
+/// How to run cargo for a build.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuildOptions {
+    /// Colour in the compiler's messages.
+    pub color: bool,
+    /// Show what cargo compiles and how far along it is, on one line of stderr.
+    pub show_progress: bool,
+}
+
+/// A build that either worked or failed for a reason the learner must see.
+#[derive(Debug)]
+pub enum BuildOutcome<T> {
+    Built(T),
+    Failed(CompileFailure),
+}
+
+impl CompileFailure {
+    /// The first error as the compiler rendered it, or cargo's complaint when there is none.
+    pub fn first_message(&self) -> String {
+        self.errors
+            .first()
+            .map_or_else(|| self.cargo_output.clone(), |e| e.rendered.clone())
+    }
+
+    /// `file:line` of the first error, where the learner should start.
+    pub fn first_location(&self) -> Option<String> {
+        let error = self.errors.first()?;
+        Some(format!("{}:{}", error.file.as_ref()?, error.line?))
+    }
+}
+
+/// Compiles the harness at `dir`.
 pub fn build(
     workbook: &Workbook,
     dir: &Path,
     graded: &Graded,
-    color: bool,
-) -> Result<Result<Built, CompileFailure>> {
-    Ok(
-        build_tests(workbook, dir, graded, color)?.and_then(|tests| {
-            let test_binary = tests
-                .binaries
-                .into_iter()
-                .find(|(target, _)| target == "checks")
-                .map(|(_, path)| path);
-            match test_binary {
-                Some(test_binary) => Ok(Built {
-                    test_binary,
-                    compile_time: tests.compile_time,
-                }),
-                None => Err(CompileFailure {
-                    errors: Vec::new(),
-                    cargo_output: "the check harness built no test binary".to_owned(),
-                }),
-            }
+    options: BuildOptions,
+) -> Result<BuildOutcome<Built>> {
+    let tests = match build_tests(workbook, dir, graded, options)? {
+        BuildOutcome::Built(tests) => tests,
+        BuildOutcome::Failed(failure) => return Ok(BuildOutcome::Failed(failure)),
+    };
+    let test_binary = tests
+        .binaries
+        .into_iter()
+        .find(|(target, _)| target == "checks")
+        .map(|(_, path)| path);
+    Ok(match test_binary {
+        Some(test_binary) => BuildOutcome::Built(Built {
+            test_binary,
+            compile_time: tests.compile_time,
         }),
-    )
+        None => BuildOutcome::Failed(CompileFailure {
+            errors: Vec::new(),
+            cargo_output: "the check harness built no test binary".to_owned(),
+        }),
+    })
 }
 
-/// Every test binary of one crate, by target name.
+/// Every executable of one build, by target name.
 #[derive(Debug)]
 pub struct BuiltTests {
     pub binaries: Vec<(String, PathBuf)>,
@@ -333,49 +367,54 @@ pub struct BuiltTests {
 }
 
 /// Compiles the tests of the crate at `dir` (`cargo test --no-run`) in the workspace's target
-/// folder. Errors in `graded` are marked as the learner's.
+/// folder. Errors in `graded` (its sources and its visible tests) are marked as the learner's.
 pub fn build_tests(
     workbook: &Workbook,
     dir: &Path,
     graded: &Graded,
-    color: bool,
-) -> Result<Result<BuiltTests, CompileFailure>> {
+    options: BuildOptions,
+) -> Result<BuildOutcome<BuiltTests>> {
+    cargo_build(workbook, dir, graded, &["test", "--no-run"], options)
+}
+
+/// Runs `cargo <subcommand…>` on the crate at `dir` with JSON messages, and collects its
+/// executables and its errors.
+pub fn cargo_build(
+    workbook: &Workbook,
+    dir: &Path,
+    graded: &Graded,
+    subcommand: &[&str],
+    options: BuildOptions,
+) -> Result<BuildOutcome<BuiltTests>> {
     let started = Instant::now();
-    let format = if color {
+    let format = if options.color {
         "json-diagnostic-rendered-ansi"
     } else {
         "json"
     };
-    let mut child = Command::new(cargo())
-        .args([
-            "test",
-            "--no-run",
-            "--message-format",
-            format,
-            "--manifest-path",
-        ])
+    let mut command = Command::new(crate::util::cargo());
+    command
+        .args(subcommand)
+        .args(["--message-format", format, "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", workbook.target_dir())
         .env_remove("RUSTC_BOOTSTRAP")
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("starting cargo")?;
+        .stderr(Stdio::piped());
+    if options.show_progress {
+        // Cargo draws its progress bar into the pipe too; the status line below reads it.
+        command
+            .env("CARGO_TERM_PROGRESS_WHEN", "always")
+            .env("CARGO_TERM_PROGRESS_WIDTH", "100")
+            .env("CARGO_TERM_COLOR", "never");
+    }
+    let mut child = command.spawn().context("starting cargo")?;
     let stderr = child.stderr.take().context("cargo's stderr")?;
-    let stderr_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        for line in std::io::BufReader::new(stderr)
-            .lines()
-            .map_while(Result::ok)
-        {
-            text.push_str(&line);
-            text.push('\n');
-        }
-        text
-    });
+    let show_progress = options.show_progress;
+    let stderr_reader = std::thread::spawn(move || read_cargo_stderr(stderr, show_progress));
     let stdout = child.stdout.take().context("cargo's stdout")?;
     let mut binaries = Vec::new();
-    let mut errors = Vec::new();
+    let mut errors: Vec<CompileError> = Vec::new();
     let graded_id_fragment = graded.dir.display().to_string();
     for line in std::io::BufReader::new(stdout).lines() {
         let line = line.context("reading cargo's output")?;
@@ -393,8 +432,13 @@ pub fn build_tests(
                     && diagnostic.level.starts_with("error")
                     && !diagnostic.message.starts_with("aborting due to")
                 {
-                    let in_graded_crate = message.package_id.contains(&graded_id_fragment);
-                    errors.push(compile_error(workbook, graded, diagnostic, in_graded_crate));
+                    let in_graded_crate = message.package_id.contains(&graded_id_fragment)
+                        || is_learners_file(graded, &diagnostic);
+                    let error = compile_error(workbook, graded, diagnostic, in_graded_crate);
+                    // A file compiled twice (a crate's lib and its tests) reports an error twice.
+                    if !errors.iter().any(|seen| seen.rendered == error.rendered) {
+                        errors.push(error);
+                    }
                 }
             }
             _ => {}
@@ -403,17 +447,153 @@ pub fn build_tests(
     let status = child.wait().context("waiting for cargo")?;
     let cargo_output = stderr_reader.join().unwrap_or_default();
     if status.success() {
-        return Ok(Ok(BuiltTests {
+        return Ok(BuildOutcome::Built(BuiltTests {
             binaries,
             compile_time: started.elapsed(),
         }));
     }
     // The learner's own errors first, the checks' after.
     errors.sort_by_key(|error| !error.in_graded_crate);
-    Ok(Err(CompileFailure {
+    Ok(BuildOutcome::Failed(CompileFailure {
         errors,
         cargo_output: shorten_paths(workbook, graded, &cargo_output),
     }))
+}
+
+/// True when the error's primary span is in a file the learner writes: the graded crate or the
+/// visible tests compiled beside the checks.
+fn is_learners_file(graded: &Graded, diagnostic: &RustcMessage) -> bool {
+    diagnostic
+        .spans
+        .iter()
+        .find(|span| span.is_primary)
+        .is_some_and(|span| {
+            let file = Path::new(&span.file_name);
+            file.starts_with(&graded.dir) || file.starts_with(&graded.visible_tests)
+        })
+}
+
+/// Collects cargo's stderr (its complaints, when no compiler error explains a failure); with
+/// `show_progress`, also keeps one status line on our stderr: what cargo compiles, how far along.
+fn read_cargo_stderr(stderr: std::process::ChildStderr, show_progress: bool) -> String {
+    use std::io::{Read, Write};
+    let mut text = String::new();
+    let mut status = progress::Status::default();
+    let mut pending = Vec::new();
+    let mut bytes = std::io::BufReader::new(stderr).bytes();
+    let mut shown = false;
+    while let Some(Ok(byte)) = bytes.next() {
+        if byte != b'\n' && byte != b'\r' {
+            pending.push(byte);
+            continue;
+        }
+        let line = String::from_utf8_lossy(&pending).into_owned();
+        pending.clear();
+        let is_progress = status.read(&line);
+        if !is_progress && byte == b'\n' {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        if show_progress && let Some(shown_line) = status.line() {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K{shown_line}");
+            let _ = err.flush();
+            shown = true;
+        }
+    }
+    if shown {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K");
+        let _ = err.flush();
+    }
+    text
+}
+
+/// Reading cargo's human output for a one-line status.
+mod progress {
+    /// What cargo has said so far about its build.
+    #[derive(Debug, Default)]
+    pub struct Status {
+        compiling: Option<String>,
+        done: usize,
+        total: usize,
+        changed: bool,
+    }
+
+    impl Status {
+        /// Takes one line of cargo's stderr; true when it was the progress bar (not a message).
+        pub fn read(&mut self, line: &str) -> bool {
+            let line = line.trim();
+            if let Some(rest) = line.strip_prefix("Compiling ") {
+                self.compiling = rest.split_whitespace().next().map(str::to_owned);
+                self.changed = true;
+                return false;
+            }
+            // `Building [=====>     ] 37/120: tokio, rand`
+            let Some(rest) = line.strip_prefix("Building [") else {
+                return false;
+            };
+            let Some((_, counts)) = rest.split_once("] ") else {
+                return true;
+            };
+            let (counts, names) = counts.split_once(':').unwrap_or((counts, ""));
+            if let Some((done, total)) = counts.trim().split_once('/')
+                && let (Ok(done), Ok(total)) = (done.parse(), total.parse())
+            {
+                (self.done, self.total) = (done, total);
+                if let Some(name) = names.split(',').next().map(str::trim)
+                    && !name.is_empty()
+                {
+                    self.compiling = Some(name.to_owned());
+                }
+                self.changed = true;
+            }
+            true
+        }
+
+        /// The status line to show, once per change.
+        pub fn line(&mut self) -> Option<String> {
+            if !std::mem::take(&mut self.changed) {
+                return None;
+            }
+            let crate_name = self.compiling.as_deref()?;
+            let mut line = format!("Compiling the checks: {crate_name}");
+            if self.total > 0 {
+                line = format!(
+                    "Compiling the checks: {}/{} crates · {crate_name}",
+                    self.done, self.total
+                );
+            }
+            // Only a cold build compiles this many: every dependency, once.
+            if self.total > 30 {
+                line.push_str(" (the first check compiles every dependency once)");
+            }
+            Some(line)
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::Status;
+
+        #[test]
+        fn reads_cargo_progress_and_compiling_lines() {
+            let mut status = Status::default();
+            assert!(!status.read("   Compiling tokio v1.48.0"));
+            assert_eq!(
+                status.line().as_deref(),
+                Some("Compiling the checks: tokio")
+            );
+            assert_eq!(status.line(), None, "shown once per change");
+            assert!(status.read("    Building [=======>        ] 37/120: rand, serde"));
+            let line = status.line().unwrap();
+            assert!(
+                line.starts_with("Compiling the checks: 37/120 crates · rand"),
+                "{line}"
+            );
+            assert!(!status.read("warning: unused variable"));
+        }
+    }
 }
 
 fn compile_error(
@@ -448,9 +628,4 @@ pub fn shorten_paths(workbook: &Workbook, graded: &Graded, text: &str) -> String
         .unwrap_or_default();
     text.replace(&graded_prefix, &graded_relative)
         .replace(&root_prefix, "")
-}
-
-/// The cargo that runs this command, or the one on PATH.
-pub fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }

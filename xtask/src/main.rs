@@ -15,9 +15,12 @@ mod progress;
 mod report;
 mod runner;
 mod sandbox;
+mod shipped;
+mod shown_answers;
 mod suites;
 mod system;
 mod term;
+mod util;
 mod workbook;
 
 use std::process::ExitCode;

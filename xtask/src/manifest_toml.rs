@@ -134,33 +134,79 @@ pub fn workspace_profiles(root: &Path) -> Result<Option<Value>> {
     Ok(CrateManifest::read(root)?.table.get("profile").cloned())
 }
 
-/// Writes `contents` to `path` only if it differs, so cargo sees no change when there is none.
-pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool> {
-    if std::fs::read_to_string(path).is_ok_and(|old| old == contents) {
-        return Ok(false);
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))?;
-    Ok(true)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// An exclusive lock on a folder the grader rewrites (a mutant's or a suite's copy), held until
-/// dropped, so two gradings at once take turns instead of overwriting each other's files.
-pub struct FolderLock {
-    _file: std::fs::File,
-}
+    /// A workspace at a fresh folder with one member crate, `member/`.
+    fn workspace(name: &str, root: &str, member: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("manifest-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("member")).unwrap();
+        std::fs::write(dir.join("Cargo.toml"), root).unwrap();
+        std::fs::write(dir.join("member/Cargo.toml"), member).unwrap();
+        dir
+    }
 
-impl FolderLock {
-    pub fn acquire(dir: &Path) -> Result<Self> {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let path = dir.join(".lock");
-        let file =
-            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
-        file.lock()
-            .with_context(|| format!("locking {}", path.display()))?;
-        Ok(Self { _file: file })
+    #[test]
+    fn inherited_dependencies_are_spelled_out_with_the_members_additions() {
+        let dir = workspace(
+            "inherit",
+            "[workspace]\nmembers = [\"member\"]\n[workspace.dependencies]\n\
+             tokio = { version = \"1\", features = [\"rt\"], default-features = false }\n\
+             rand = \"0.9\"\nlocal = { path = \"crates/local\" }\n",
+            "[package]\nname = \"member\"\n[dependencies]\n\
+             tokio = { workspace = true, features = [\"time\"], optional = true }\n\
+             rand.workspace = true\nlocal.workspace = true\nown = { path = \"../own\" }\n",
+        );
+        let deps = CrateManifest::read(&dir.join("member"))
+            .unwrap()
+            .resolved_dependencies("dependencies")
+            .unwrap();
+        let tokio = deps["tokio"].as_table().unwrap();
+        assert_eq!(tokio["version"].as_str(), Some("1"));
+        let features: Vec<&str> = tokio["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(
+            features,
+            ["rt", "time"],
+            "the member's features add to the workspace's"
+        );
+        assert_eq!(tokio["default-features"].as_bool(), Some(false));
+        assert_eq!(tokio["optional"].as_bool(), Some(true));
+        assert!(tokio.get("workspace").is_none());
+        assert_eq!(deps["rand"]["version"].as_str(), Some("0.9"));
+        let local = deps["local"]["path"].as_str().unwrap();
+        assert_eq!(
+            Path::new(local),
+            dir.join("crates/local"),
+            "relative to the workspace"
+        );
+        let own = deps["own"]["path"].as_str().unwrap();
+        assert_eq!(
+            Path::new(own),
+            dir.join("member/../own"),
+            "relative to the member"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_dependency_missing_from_the_workspace_is_named() {
+        let dir = workspace(
+            "missing",
+            "[workspace]\nmembers = [\"member\"]\n[workspace.dependencies]\n",
+            "[package]\nname = \"member\"\n[dependencies]\nserde.workspace = true\n",
+        );
+        let error = CrateManifest::read(&dir.join("member"))
+            .unwrap()
+            .resolved_dependencies("dependencies")
+            .unwrap_err();
+        assert!(format!("{error:#}").contains("`serde` is not in [workspace.dependencies]"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -7,7 +7,8 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use toml::{Table, Value};
 
-use crate::manifest_toml::{CrateManifest, write_if_changed};
+use crate::manifest_toml::CrateManifest;
+use crate::util::write_if_changed;
 use crate::workbook::{Chapter, Workbook, read_text_lf};
 
 /// One mutant.
@@ -18,8 +19,9 @@ pub struct Mutant {
     pub name: String,
     /// The bug, in one sentence, shown when the mutant survives.
     pub description: String,
-    /// The id of the check that must fail on this mutant.
-    pub rejected_by: String,
+    /// The ids of the checks that must fail on this mutant: one id, or a list of them.
+    #[serde(deserialize_with = "one_or_many")]
+    pub rejected_by: Vec<String>,
     /// In a learner-tests chapter: the points for a suite that kills this mutant.
     #[serde(default = "one_point")]
     pub points: u32,
@@ -38,6 +40,20 @@ pub struct Edit {
     pub file: String,
     pub find: String,
     pub replace: String,
+}
+
+/// `"a"` or `["a", "b"]`.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(deserializer)? {
+        OneOrMany::One(id) => vec![id],
+        OneOrMany::Many(ids) => ids,
+    })
 }
 
 fn one_point() -> u32 {
@@ -78,78 +94,95 @@ pub fn load(path: &Path) -> Result<Mutant> {
     if mutant.edits.is_empty() {
         bail!("{}: a mutant needs at least one [[edit]]", path.display());
     }
+    if mutant.rejected_by.is_empty() {
+        bail!("{}: `rejected-by` names no check", path.display());
+    }
     Ok(mutant)
 }
 
-/// Writes the mutant as a crate under `target/workbook/mutants/<chapter>/` and returns its folder.
-/// Every `find` must occur exactly once in its file, so a mutant cannot silently go stale.
+/// The mutant `name` of `chapter`, or an error that lists the ones it has.
+pub fn find(workbook: &Workbook, chapter: &Chapter, name: &str) -> Result<Mutant> {
+    let dir = workbook.mutants_dir(chapter);
+    let file = dir.join(format!("{}.toml", name.trim_end_matches(".toml")));
+    if !file.is_file() {
+        let known: Vec<String> = load_all(&dir)?.into_iter().map(|m| m.name).collect();
+        bail!(
+            "{} has no mutant `{name}`; it has: {}",
+            chapter.id,
+            known.join(", ")
+        );
+    }
+    load(&file)
+}
+
+/// Writes the mutant as a crate under `target/workbook/…/mutants/<chapter>/` and returns its
+/// folder. Every `find` must occur exactly once in its file, so a mutant cannot silently go stale.
 pub fn materialize(workbook: &Workbook, chapter: &Chapter, mutant: &Mutant) -> Result<PathBuf> {
     let target = workbook.work_dir().join("mutants").join(&chapter.id);
-    write_solution_copy(workbook, chapter, &target, mutant)?;
-    Ok(target)
-}
-
-impl Mutant {
-    /// No mutation at all: the code as it is.
-    pub fn unchanged() -> Self {
-        Self {
-            name: "unchanged".to_owned(),
-            description: String::new(),
-            rejected_by: String::new(),
-            points: 0,
-            section: None,
-            edits: Vec::new(),
-        }
-    }
-}
-
-/// An unchanged, stand-alone copy of the solution under `target/workbook/<purpose>/<chapter>/`.
-pub fn copy_of_solution(workbook: &Workbook, chapter: &Chapter, purpose: &str) -> Result<PathBuf> {
-    let target = workbook.work_dir().join(purpose).join(&chapter.id);
-    let package = format!("{}_{purpose}", chapter.crate_name());
     write_crate_copy(
         &workbook.solution_dir(chapter),
         &target,
-        &package,
-        &[],
-        &Mutant::unchanged(),
+        &CrateCopy {
+            package: &format!("{}_mutant", chapter.crate_name()),
+            mutant: Some(mutant),
+            ..CrateCopy::default()
+        },
     )?;
     Ok(target)
 }
 
-fn write_solution_copy(
-    workbook: &Workbook,
-    chapter: &Chapter,
-    target: &Path,
-    mutant: &Mutant,
-) -> Result<()> {
-    let package = format!("{}_mutant", chapter.crate_name());
+/// An unchanged, stand-alone copy of the solution under `target/workbook/…/<purpose>/<chapter>/`.
+pub fn copy_of_solution(workbook: &Workbook, chapter: &Chapter, purpose: &str) -> Result<PathBuf> {
+    let target = workbook.work_dir().join(purpose).join(&chapter.id);
     write_crate_copy(
         &workbook.solution_dir(chapter),
-        target,
-        &package,
-        &[],
-        mutant,
-    )
+        &target,
+        &CrateCopy {
+            package: &format!("{}_{purpose}", chapter.crate_name()),
+            ..CrateCopy::default()
+        },
+    )?;
+    Ok(target)
 }
 
-/// Writes a stand-alone copy of the crate at `source` into `target` under the name `package`:
-/// `replaced` files (relative path, text) are put in first, then `mutant`'s edits are applied.
+/// How a stand-alone copy of a crate differs from its source.
+#[derive(Debug, Default)]
+pub struct CrateCopy<'a> {
+    /// The copy's package name (cargo tells builds apart by it).
+    pub package: &'a str,
+    /// The library's name; by default the source's package name, so code that `use`s it compiles.
+    pub library: Option<&'a str>,
+    /// Files (relative path, text) put in place of the source's, or added.
+    pub replaced: &'a [(String, String)],
+    /// Edits applied after that.
+    pub mutant: Option<&'a Mutant>,
+}
+
+/// Writes a stand-alone copy of the crate at `source` into `target`, as `copy` describes.
 /// Files are rewritten only when they change, so an unchanged copy costs no rebuild.
-pub fn write_crate_copy(
-    source: &Path,
-    target: &Path,
-    package: &str,
-    replaced: &[(String, String)],
-    mutant: &Mutant,
-) -> Result<()> {
+pub fn write_crate_copy(source: &Path, target: &Path, copy: &CrateCopy) -> Result<()> {
     let mut files = crate_files(source)?;
-    for (relative, text) in replaced {
+    for (relative, text) in copy.replaced {
         match files.iter_mut().find(|(file, _)| file == relative) {
             Some((_, old)) => old.clone_from(text),
             None => files.push((relative.clone(), text.clone())),
         }
     }
+    if let Some(mutant) = copy.mutant {
+        apply(mutant, &mut files)?;
+    }
+    for (relative, text) in &files {
+        write_if_changed(&target.join(relative), text)?;
+    }
+    write_if_changed(
+        &target.join("Cargo.toml"),
+        &standalone_manifest(source, copy.package, copy.library)?,
+    )?;
+    Ok(())
+}
+
+/// Applies the mutant's edits; each `find` must occur exactly once in its file.
+fn apply(mutant: &Mutant, files: &mut [(String, String)]) -> Result<()> {
     for edit in &mutant.edits {
         let Some((_, text)) = files
             .iter_mut()
@@ -172,13 +205,6 @@ pub fn write_crate_copy(
         }
         *text = text.replacen(edit.find.as_str(), &edit.replace, 1);
     }
-    for (relative, text) in &files {
-        write_if_changed(&target.join(relative), text)?;
-    }
-    write_if_changed(
-        &target.join("Cargo.toml"),
-        &standalone_manifest(source, package)?,
-    )?;
     Ok(())
 }
 
@@ -219,8 +245,8 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> Result
     Ok(())
 }
 
-/// The solution's manifest made stand-alone, under a mutant's package name.
-fn standalone_manifest(source: &Path, package: &str) -> Result<String> {
+/// The source's manifest made stand-alone, under another package name.
+fn standalone_manifest(source: &Path, package: &str, library: Option<&str>) -> Result<String> {
     let manifest = CrateManifest::read(source)?;
     let mut table = Table::new();
     table.insert(
@@ -233,7 +259,10 @@ fn standalone_manifest(source: &Path, package: &str) -> Result<String> {
         ])),
     );
     // The library keeps the source's name, so code and tests that `use` it still compile.
-    let library = manifest.package_name()?.replace('-', "_");
+    let library = match library {
+        Some(name) => name.to_owned(),
+        None => manifest.package_name()?.replace('-', "_"),
+    };
     table.insert(
         "lib".to_owned(),
         Value::Table(Table::from_iter([(
@@ -287,5 +316,91 @@ mod tests {
                 ),
             ]
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn rejected_by_is_one_check_or_a_list() {
+        let dir = std::env::temp_dir().join(format!("mutant-format-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let edit = "\n[[edit]]\nfind = \"a\"\nreplace = \"b\"\n";
+        let one = dir.join("one.toml");
+        std::fs::write(
+            &one,
+            format!("description = \"d\"\nrejected-by = \"x.y\"{edit}"),
+        )
+        .unwrap();
+        let many = dir.join("many.toml");
+        std::fs::write(
+            &many,
+            format!("description = \"d\"\nrejected-by = [\"x.y\", \"x.z\"]{edit}"),
+        )
+        .unwrap();
+        assert_eq!(load(&one).unwrap().rejected_by, ["x.y"]);
+        assert_eq!(load(&many).unwrap().rejected_by, ["x.y", "x.z"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn mutant(find: &str) -> Mutant {
+        Mutant {
+            name: "m".to_owned(),
+            description: String::new(),
+            rejected_by: vec!["x.y".to_owned()],
+            points: 1,
+            section: None,
+            edits: vec![Edit {
+                file: "src/lib.rs".to_owned(),
+                find: find.to_owned(),
+                replace: "2".to_owned(),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_copy_applies_each_edit_exactly_once_or_refuses() {
+        let dir = std::env::temp_dir().join(format!("mutant-copy-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("source/src")).unwrap();
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"source\"]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("source/Cargo.toml"),
+            "[package]\nname = \"source_solution\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("source/src/lib.rs"),
+            "pub const A: u8 = 1;\npub const B: u8 = 7;\n",
+        )
+        .unwrap();
+        let copy = |find: &str, library: Option<&str>| {
+            write_crate_copy(
+                &dir.join("source"),
+                &dir.join("copy"),
+                &CrateCopy {
+                    package: "copy_pkg",
+                    library,
+                    mutant: Some(&mutant(find)),
+                    ..CrateCopy::default()
+                },
+            )
+        };
+        copy("7", Some("source")).unwrap();
+        let lib = std::fs::read_to_string(dir.join("copy/src/lib.rs")).unwrap();
+        assert_eq!(lib, "pub const A: u8 = 1;\npub const B: u8 = 2;\n");
+        let manifest = std::fs::read_to_string(dir.join("copy/Cargo.toml")).unwrap();
+        assert!(manifest.contains("name = \"copy_pkg\""), "{manifest}");
+        assert!(
+            manifest.contains("name = \"source\""),
+            "the library's name: {manifest}"
+        );
+        let twice = copy("u8 =", None).unwrap_err();
+        assert!(format!("{twice:#}").contains("occurs 2 times"), "{twice:#}");
+        let stale = copy("no such text", None).unwrap_err();
+        assert!(format!("{stale:#}").contains("occurs 0 times"), "{stale:#}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

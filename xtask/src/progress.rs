@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::workbook::Workbook;
+use crate::grading::Report;
+use crate::workbook::{Chapter, Workbook};
 
 /// Progress in every chapter the learner has touched.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -68,6 +69,16 @@ impl Progress {
         std::fs::rename(&partial, &path).with_context(|| format!("writing {}", path.display()))
     }
 
+    /// Saves the learner's result for `chapter`.
+    pub fn record(workbook: &Workbook, chapter: &Chapter, report: &Report) -> Result<()> {
+        let mut progress = Self::load(workbook);
+        let entry = progress.chapter(&chapter.id);
+        entry.passed |= report.passed;
+        entry.best_score = entry.best_score.max(report.score);
+        entry.max_score = report.max_score;
+        progress.save(workbook)
+    }
+
     pub fn chapter(&mut self, id: &str) -> &mut ChapterProgress {
         self.chapters.entry(id.to_owned()).or_default()
     }
@@ -77,7 +88,7 @@ impl Progress {
     }
 
     /// The first ready chapter the learner has not passed yet.
-    pub fn next_chapter<'a>(&self, workbook: &'a Workbook) -> Option<&'a crate::workbook::Chapter> {
+    pub fn next_chapter<'a>(&self, workbook: &'a Workbook) -> Option<&'a Chapter> {
         workbook
             .ready_chapters()
             .find(|chapter| !self.passed(&chapter.id))

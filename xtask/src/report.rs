@@ -1,6 +1,6 @@
 //! Renders a grading report for people (a table) and for tools (JSON).
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use crate::grading::{CheckKind, CheckResult, Report};
 use crate::runner::Outcome;
@@ -11,31 +11,51 @@ const MIN_ID_WIDTH: usize = 30;
 
 /// The report as a table, with a failure's explanation under its row.
 pub fn render_text(report: &Report, style: Style) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
+    TextReport { report, style }.to_string()
+}
+
+/// A report, displayed as the table.
+struct TextReport<'a> {
+    report: &'a Report,
+    style: Style,
+}
+
+impl fmt::Display for TextReport<'_> {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_text(out, self.report, self.style)
+    }
+}
+
+fn write_text(out: &mut impl Write, report: &Report, style: Style) -> fmt::Result {
+    writeln!(
         out,
         "{} — {} ({})",
         style.bold(&format!("{} · {}", report.chapter, report.title)),
         report.graded,
         report.graded_path
-    );
+    )?;
+    writeln!(
+        out,
+        "{}",
+        style.dim(&format!("workbook: {}", report.workspace))
+    )?;
     if let Some(failure) = &report.compile_failure {
-        render_compile_failure(&mut out, failure, style);
-        let _ = writeln!(
+        render_compile_failure(out, failure, style)?;
+        writeln!(
             out,
             "\n{} it does not compile, so no check could run (0/{} points).",
             style.red("✗"),
             report.max_score
-        );
+        )?;
         if let Some(place) = &report.start_here {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "Start here: fix the first error, at {place}, then check again."
-            );
+            )?;
         }
-        return out;
+        return Ok(());
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "{}",
         style.dim(&format!(
@@ -43,8 +63,8 @@ pub fn render_text(report: &Report, style: Style) -> String {
             report.compile_ms as f64 / 1e3,
             report.run_ms as f64 / 1e3
         ))
-    );
-    out.push('\n');
+    )?;
+    out.write_char('\n')?;
     // The id column fits the longest hidden check id, so the points always line up.
     let width = report
         .hidden()
@@ -52,28 +72,42 @@ pub fn render_text(report: &Report, style: Style) -> String {
         .max()
         .unwrap_or(0)
         .max(MIN_ID_WIDTH);
-    let _ = writeln!(out, "  {:<3}{:<width$} {:>6}  rule", "", "check", "points");
+    writeln!(out, "  {:<3}{:<width$} {:>6}  rule", "", "check", "points")?;
     for result in report.hidden() {
-        render_row(&mut out, result, width, style);
+        render_row(out, result, width, style)?;
     }
+    render_skip_reasons(out, report, style)?;
     let visible: Vec<&CheckResult> = report.visible().collect();
     if !visible.is_empty() {
-        let _ = writeln!(out, "\n     your visible tests");
-        for result in visible {
-            render_row(&mut out, result, width, style);
+        writeln!(out, "\n     your visible tests")?;
+        for result in &visible {
+            render_row(out, result, width, style)?;
         }
     }
     let hidden_passed = report.hidden().filter(|r| r.outcome.passed()).count();
     let visible_passed = report.visible().filter(|r| r.outcome.passed()).count();
-    let summary = format!(
-        "Score {}/{} · {hidden_passed} of {} checks passed · {visible_passed} of {} visible tests passed",
+    let mut summary = format!(
+        "Score {}/{} · {hidden_passed} of {} checks passed",
         report.score,
         report.max_score,
         report.hidden().count(),
-        report.visible().count(),
     );
-    out.push('\n');
-    let _ = writeln!(
+    if report.skipped > 0 {
+        write!(
+            summary,
+            " · {} skipped (not run here, no points)",
+            report.skipped
+        )?;
+    }
+    if !visible.is_empty() {
+        write!(
+            summary,
+            " · {visible_passed} of {} visible tests passed",
+            report.visible().count()
+        )?;
+    }
+    out.write_char('\n')?;
+    writeln!(
         out,
         "{}",
         if report.passed {
@@ -81,13 +115,20 @@ pub fn render_text(report: &Report, style: Style) -> String {
         } else {
             style.bold(&summary)
         }
-    );
-    out
+    )?;
+    Ok(())
 }
 
-fn render_row(out: &mut String, result: &CheckResult, width: usize, style: Style) {
+fn render_row(
+    out: &mut impl Write,
+    result: &CheckResult,
+    width: usize,
+    style: Style,
+) -> fmt::Result {
     let mark = if result.outcome.passed() {
         style.green("✓")
+    } else if result.outcome.skipped() {
+        style.yellow("–")
     } else {
         style.red("✗")
     };
@@ -100,12 +141,13 @@ fn render_row(out: &mut String, result: &CheckResult, width: usize, style: Style
         CheckKind::Visible => "",
     };
     let row = format!("  {mark}  {:<width$} {points:>6}  {title}", result.id);
-    let _ = writeln!(out, "{}", row.trim_end());
-    if result.outcome.passed() {
-        return;
+    writeln!(out, "{}", row.trim_end())?;
+    // A skip's reason is said once under the table, for all the checks it applies to.
+    if result.outcome.passed() || result.outcome.skipped() {
+        return Ok(());
     }
     for line in explain(&result.outcome).lines() {
-        let _ = writeln!(out, "       {line}");
+        writeln!(out, "       {line}")?;
     }
     if let Some(section) = &result.section {
         let title = section
@@ -113,15 +155,38 @@ fn render_row(out: &mut String, result: &CheckResult, width: usize, style: Style
             .as_deref()
             .map(|t| format!(" {t}"))
             .unwrap_or_default();
-        let _ = writeln!(
+        writeln!(
             out,
             "       {}",
             style.yellow(&format!(
                 "→ book §{}{title} ({})",
                 section.number, section.link
             ))
-        );
+        )?;
     }
+    Ok(())
+}
+
+/// Why checks were skipped and how to run them: each reason once, with how many checks it kept out.
+fn render_skip_reasons(out: &mut impl Write, report: &Report, style: Style) -> fmt::Result {
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for result in report.hidden() {
+        if let Outcome::Skipped { reason } = &result.outcome {
+            match reasons.iter_mut().find(|(seen, _)| seen == reason) {
+                Some((_, count)) => *count += 1,
+                None => reasons.push((reason, 1)),
+            }
+        }
+    }
+    for (reason, count) in reasons {
+        let checks = if count == 1 { "check" } else { "checks" };
+        writeln!(
+            out,
+            "\n  {} {count} {checks} skipped, no points: {reason}",
+            style.yellow("–")
+        )?;
+    }
+    Ok(())
 }
 
 /// What went wrong, in the learner's terms.
@@ -166,36 +231,40 @@ pub fn explain(outcome: &Outcome) -> String {
              files disagree (an author's error, not yours)"
                 .to_owned()
         }
+        Outcome::Skipped { reason } => format!("skipped, no points: {reason}"),
     }
 }
 
 fn render_compile_failure(
-    out: &mut String,
+    out: &mut impl Write,
     failure: &crate::harness::CompileFailure,
     style: Style,
-) {
-    let _ = writeln!(out);
+) -> fmt::Result {
+    writeln!(out)?;
     let shown = 3;
+    let mut warned = false;
     for error in failure.errors.iter().take(shown) {
-        if !error.in_graded_crate {
-            let _ = writeln!(
+        if !error.in_graded_crate && !warned {
+            warned = true;
+            writeln!(
                 out,
                 "{}",
                 style.yellow(
                     "The hidden checks do not compile against your crate: its public API (names, \
                      parameters, types) must stay as the exercise gives it."
                 )
-            );
+            )?;
         }
-        let _ = writeln!(out, "{}", error.rendered.trim_end());
-        let _ = writeln!(out);
+        writeln!(out, "{}", error.rendered.trim_end())?;
+        writeln!(out)?;
     }
     if failure.errors.len() > shown {
-        let _ = writeln!(out, "… and {} more errors.", failure.errors.len() - shown);
+        writeln!(out, "… and {} more errors.", failure.errors.len() - shown)?;
     }
     if failure.errors.is_empty() {
-        let _ = writeln!(out, "{}", failure.cargo_output.trim_end());
+        writeln!(out, "{}", failure.cargo_output.trim_end())?;
     }
+    Ok(())
 }
 
 /// The report as pretty JSON, schema `retry-workbook/check-report/v1`.

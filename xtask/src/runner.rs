@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::sandbox::{self, Cause, Ending, Limits};
+use crate::sandbox::{self, Cause, Ending, Finished, Limits};
 
 /// How one test ended, as the learner will read it.
 #[derive(Debug, Clone, Serialize)]
@@ -36,11 +36,38 @@ pub enum Outcome {
     },
     /// The rubric names a test the binary does not have.
     Missing,
+    /// The check could not run here (no database, an unsupported platform) and said so with
+    /// `support::skip`: it earns nothing, and `reason` says how to run it.
+    Skipped {
+        reason: String,
+    },
 }
 
 impl Outcome {
     pub fn passed(&self) -> bool {
         matches!(self, Outcome::Passed)
+    }
+
+    pub fn skipped(&self) -> bool {
+        matches!(self, Outcome::Skipped { .. })
+    }
+
+    /// Neither passed nor skipped: something the graded code (or an author) must fix.
+    pub fn failed(&self) -> bool {
+        !self.passed() && !self.skipped()
+    }
+
+    /// The outcome's name, as the JSON report spells it.
+    pub fn status(&self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed { .. } => "failed",
+            Outcome::TimedOut { .. } => "timed_out",
+            Outcome::Crashed { .. } => "crashed",
+            Outcome::OutputFlood { .. } => "output_flood",
+            Outcome::Missing => "missing",
+            Outcome::Skipped { .. } => "skipped",
+        }
     }
 }
 
@@ -59,6 +86,9 @@ pub struct TestRun {
     pub elapsed: Duration,
     /// Peak resident memory of the process the test ran in, in KiB.
     pub peak_memory_kib: u64,
+    /// True when the time and memory are the run of all tests together (its share of the time,
+    /// the whole process's peak), not this test's own.
+    pub shared: bool,
 }
 
 /// The names of the tests in a test binary.
@@ -76,17 +106,29 @@ pub fn list_tests(binary: &Path) -> Result<Vec<String>> {
         .collect())
 }
 
+/// What the runner needs to know about the checks' sources: which panics are the checks' own
+/// (the rest are the graded code's), and where `support::skip` lives.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    pub checks_dirs: Vec<PathBuf>,
+    /// `xtask/checks/support.rs`: a panic there that starts with [`SKIP_MARKER`] is a skip.
+    pub support_file: PathBuf,
+}
+
+/// How `support::skip` starts its panic message (keep in step with `xtask/checks/support.rs`).
+pub const SKIP_MARKER: &str = "workbook-skip: ";
+
 /// Runs every planned test and returns the results in plan order.
 ///
 /// All tests first run together in one process, which is fast; every test that did not pass
-/// there (failed, hung, crashed, or never reported) then runs alone in its own process, `parallel`
-/// at a time, so that its outcome and message are its own.
+/// there (failed, hung, crashed, skipped, or never reported) then runs alone in its own process,
+/// `parallel` at a time, so that its outcome and message are its own.
 pub fn run_all(
     binary: &Path,
     plan: &[Planned],
     available: &[String],
     scratch: &Path,
-    checks_dirs: &[PathBuf],
+    sources: &Sources,
     parallel: usize,
 ) -> Result<Vec<TestRun>> {
     std::fs::create_dir_all(scratch).with_context(|| format!("creating {}", scratch.display()))?;
@@ -108,15 +150,17 @@ pub fn run_all(
                             outcome: Outcome::Passed,
                             elapsed: *elapsed,
                             peak_memory_kib: *peak,
+                            shared: true,
                         })
                     } else if available.contains(&planned.name) {
-                        run_one(binary, planned, index, scratch, checks_dirs)
+                        run_one(binary, planned, index, scratch, sources)
                     } else {
                         Ok(TestRun {
                             name: planned.name.clone(),
                             outcome: Outcome::Missing,
                             elapsed: Duration::ZERO,
                             peak_memory_kib: 0,
+                            shared: false,
                         })
                     };
                     results.lock().expect("a worker panicked")[index] = Some(result);
@@ -158,36 +202,80 @@ fn run_together(
             .max()
             .unwrap_or_default(),
     };
-    let workdir = fresh_dir(&scratch.join("all"))?;
-    let stdout = scratch.join("all.stdout");
+    let run = run_binary(binary, &[], parallel, limits, scratch, "all")?;
+    if run.flooded {
+        // Every test runs alone again, where the flood is pinned on the test that made it.
+        return Ok(HashMap::new());
+    }
+    let share = run.finished.elapsed / run.passed.len().max(1) as u32;
+    let peak = run.finished.peak_memory_kib;
+    Ok(run
+        .passed
+        .into_iter()
+        .map(|name| (name, (share, peak)))
+        .collect())
+}
+
+/// One run of a libtest binary: how the process ended and which tests it reported.
+#[derive(Debug)]
+pub struct LibtestRun {
+    pub finished: Finished,
+    pub passed: Vec<String>,
+    pub failed: Vec<String>,
+    /// It printed more than its output limit (and was stopped, or is judged as if it were).
+    pub flooded: bool,
+    pub stdout: PathBuf,
+    pub stderr: PathBuf,
+}
+
+/// Runs the libtest binary `binary` in the sandbox, in a fresh folder `scratch/<name>`, with
+/// `extra` arguments (a filter, say) and `threads` test threads, and reads its results. The one
+/// executor of the grader: hidden checks, visible tests and learner suites all run through it.
+pub fn run_binary(
+    binary: &Path,
+    extra: &[&str],
+    threads: usize,
+    limits: Limits,
+    scratch: &Path,
+    name: &str,
+) -> Result<LibtestRun> {
+    let workdir = fresh_dir(&scratch.join(name))?;
+    let stdout = scratch.join(format!("{name}.stdout"));
+    let stderr = scratch.join(format!("{name}.stderr"));
     let mut command = test_command(binary, &workdir);
+    command.args(extra);
     // --nocapture: output goes to the capped file, so a flood stops the run instead of
     // piling up in memory and passing unseen.
     command.args([
         "--nocapture",
         "--test-threads",
-        &parallel.max(1).to_string(),
+        &threads.max(1).to_string(),
         "--color",
         "never",
     ]);
-    let stderr = scratch.join("all.stderr");
     let finished = sandbox::run(command, limits, &stdout, &stderr)?;
-    if printed_too_much(&[&stdout, &stderr], limits) {
-        // Every test runs alone again, where the flood is pinned on the test that made it.
-        return Ok(HashMap::new());
+    let flooded = printed_too_much(&[&stdout, &stderr], limits);
+    let (mut passed, mut failed) = (Vec::new(), Vec::new());
+    if !flooded {
+        for line in read_head(&stdout, limits.output_bytes).lines() {
+            let Some(rest) = line.strip_prefix("test ") else {
+                continue;
+            };
+            if let Some(test) = rest.strip_suffix(" ... ok") {
+                passed.push(test.to_owned());
+            } else if let Some(test) = rest.strip_suffix(" ... FAILED") {
+                failed.push(test.to_owned());
+            }
+        }
     }
-    let output = read_head(&stdout, 1024 * 1024);
-    let passed: Vec<String> = output
-        .lines()
-        .filter_map(|line| line.strip_prefix("test ")?.strip_suffix(" ... ok"))
-        .map(str::to_owned)
-        .collect();
-    let share = finished.elapsed / passed.len().max(1) as u32;
-    let peak = finished.peak_memory_kib;
-    Ok(passed
-        .into_iter()
-        .map(|name| (name, (share, peak)))
-        .collect())
+    Ok(LibtestRun {
+        finished,
+        passed,
+        failed,
+        flooded,
+        stdout,
+        stderr,
+    })
 }
 
 /// A test process's command, with the environment every test gets.
@@ -220,34 +308,31 @@ fn run_one(
     planned: &Planned,
     index: usize,
     scratch: &Path,
-    checks_dirs: &[PathBuf],
+    sources: &Sources,
 ) -> Result<TestRun> {
-    let workdir = fresh_dir(&scratch.join(format!("{index:03}")))?;
-    let stdout = scratch.join(format!("{index:03}.stdout"));
-    let stderr = scratch.join(format!("{index:03}.stderr"));
-    let mut command = test_command(binary, &workdir);
-    command.args([
-        "--exact",
-        &planned.name,
-        "--nocapture",
-        "--test-threads",
-        "1",
-    ]);
-    let finished = sandbox::run(command, planned.limits, &stdout, &stderr)?;
-    let out = read_head(&stdout, 256 * 1024);
-    let err = read_head(&stderr, 256 * 1024);
-    let outcome = if printed_too_much(&[&stdout, &stderr], planned.limits) {
+    let run = run_binary(
+        binary,
+        &["--exact", &planned.name],
+        1,
+        planned.limits,
+        scratch,
+        &format!("{index:03}"),
+    )?;
+    let outcome = if run.flooded {
         Outcome::OutputFlood {
             limit_bytes: planned.limits.output_bytes,
         }
     } else {
-        interpret(&finished.ending, planned.limits, &out, &err, checks_dirs)
+        let out = read_head(&run.stdout, 256 * 1024);
+        let err = read_head(&run.stderr, 256 * 1024);
+        interpret(&run.finished.ending, planned.limits, &out, &err, sources)
     };
     Ok(TestRun {
         name: planned.name.clone(),
         outcome,
-        elapsed: finished.elapsed,
-        peak_memory_kib: finished.peak_memory_kib,
+        elapsed: run.finished.elapsed,
+        peak_memory_kib: run.finished.peak_memory_kib,
+        shared: false,
     })
 }
 
@@ -273,7 +358,7 @@ pub fn interpret(
     limits: Limits,
     stdout: &str,
     stderr: &str,
-    checks_dirs: &[PathBuf],
+    sources: &Sources,
 ) -> Outcome {
     let status = match ending {
         Ending::TimedOut => {
@@ -324,8 +409,19 @@ pub fn interpret(
         };
     }
     if let Some(panic) = first_panic(stderr) {
+        let support = sources.support_file.display().to_string();
+        let from_support = panic
+            .location
+            .as_ref()
+            .is_some_and(|location| location.starts_with(&support));
+        if from_support && let Some(reason) = panic.message.strip_prefix(SKIP_MARKER) {
+            return Outcome::Skipped {
+                reason: reason.trim().to_owned(),
+            };
+        }
         let in_graded_code = panic.location.as_ref().is_some_and(|location| {
-            !checks_dirs
+            !sources
+                .checks_dirs
                 .iter()
                 .any(|dir| Path::new(location).starts_with(dir))
         });
@@ -404,6 +500,43 @@ mod tests {
             Some("/w/xtask/checks/ch08/jitter.rs:10:5")
         );
         assert_eq!(panic.message, "spread evenly\nsecond line");
+    }
+
+    #[test]
+    fn a_skip_from_support_is_skipped_and_a_lookalike_elsewhere_fails() {
+        let sources = Sources {
+            checks_dirs: vec![PathBuf::from("/w/xtask/checks")],
+            support_file: PathBuf::from("/w/xtask/checks/support.rs"),
+        };
+        let limits = Limits {
+            wall: Duration::from_secs(1),
+            memory_bytes: 1 << 30,
+            output_bytes: 1 << 20,
+        };
+        let status = sandbox::exited_with(101);
+        let panic_at = |location: &str| {
+            format!("thread 'pg::claims' panicked at {location}:\n{SKIP_MARKER}no server; set X\n")
+        };
+        let skipped = interpret(
+            &Ending::Exited(status),
+            limits,
+            "",
+            &panic_at("/w/xtask/checks/support.rs:90:5"),
+            &sources,
+        );
+        assert_eq!(skipped.status(), "skipped");
+        let faked = interpret(
+            &Ending::Exited(status),
+            limits,
+            "",
+            &panic_at("/w/exercises/ch18/src/lib.rs:3:5"),
+            &sources,
+        );
+        assert_eq!(
+            faked.status(),
+            "failed",
+            "only support::skip can skip a check"
+        );
     }
 
     #[test]

@@ -2,19 +2,21 @@
 //! against every mutant (it should fail), and each mutant it kills earns that mutant's points.
 //! A chapter opts in with `[learner-tests]` in its rubric; nothing else in the grader changes.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::grading::{CheckKind, CheckResult, Report, Request, display_path};
-use crate::harness::{self, Graded};
-use crate::mutants::{self, Mutant};
-use crate::runner::{Outcome, read_head};
-use crate::sandbox::{self, Ending, Limits};
+use crate::grading::{
+    CheckKind, CheckResult, OUTPUT_LIMIT_BYTES, Report, Request, TESTS_MEMORY_BYTES, Timing,
+    display_path,
+};
+use crate::harness::{self, BuildOutcome, Graded};
+use crate::mutants::{self, CrateCopy, Mutant};
+use crate::runner::{self, Outcome};
+use crate::sandbox::{Ending, Limits};
+use crate::shipped::Shipped;
+use crate::util::stable_hash;
 use crate::workbook::{LearnerTests, SUITE_FAST, SUITE_GREEN, kill_check_id};
 
 /// What one run of the suite showed.
@@ -40,24 +42,21 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         chapter,
         rubric,
         graded,
-        color,
-        ..
+        build,
     } = *request;
     let mut report = Report::start(workbook, chapter, rubric, graded);
-    // The code under test always comes from the shipped exercise: the suite meets the real code.
-    let shipped = workbook.exercise_dir(chapter);
+    // The code under test always comes from the shipped exercise, as its record says, even when
+    // the learner changed it: the suite meets the real code.
+    let shipped = Shipped::load(workbook, chapter)?;
     let mut under_test = Vec::new();
     for file in &spec.under_test {
-        let text = std::fs::read_to_string(shipped.join(file))
-            .with_context(|| format!("reading the shipped {file}"))?;
+        let text = shipped.text(workbook, chapter, file)?;
         under_test.push((file.clone(), text));
     }
-    let mut hasher = DefaultHasher::new();
-    graded.dir.hash(&mut hasher);
     let base = workbook.work_dir().join("suites").join(format!(
         "{}-{:08x}",
         chapter.id,
-        hasher.finish() as u32
+        stable_hash(&graded.dir.display().to_string()) as u32
     ));
     // Each copy is a package of its own name (cargo tells builds apart by it); the library
     // inside keeps the crate's name, so the learner's tests can `use` it.
@@ -66,24 +65,20 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         .map(|n| n.to_string_lossy().replace('-', "_"))
         .unwrap_or_default();
     let package = format!("{}_suite_{key}", chapter.crate_name());
-    let _lock = crate::manifest_toml::FolderLock::acquire(&base)?;
+    let _lock = crate::util::FolderLock::acquire(&base)?;
     let learner_path = display_path(workbook, &graded.dir);
 
-    let correct = mutants::Mutant::unchanged();
     let started = Instant::now();
-    let run = match build_and_run(
+    let suite = Suite {
         workbook,
         graded,
-        &base.join("correct"),
-        &package,
-        &under_test,
-        &correct,
+        under_test: &under_test,
         spec,
-        color,
-    )? {
-        Ok(run) => run,
-        Err(failure) => {
-            let mut failure = failure;
+        build,
+    };
+    let run = match suite.build_and_run(&base.join("correct"), &package, None)? {
+        BuildOutcome::Built(run) => run,
+        BuildOutcome::Failed(mut failure) => {
             for error in &mut failure.errors {
                 error.rendered = error.rendered.replace(
                     &format!("{}/", display_path(workbook, &base.join("correct"))),
@@ -96,10 +91,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
                     )
                 });
             }
-            report.start_here = failure
-                .errors
-                .first()
-                .and_then(|e| Some(format!("{}:{}", e.file.as_ref()?, e.line?)));
+            report.start_here = failure.first_location();
             report.compile_failure = Some(failure);
             return Ok(report);
         }
@@ -150,24 +142,19 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
             ));
             continue;
         }
-        let outcome = match build_and_run(
-            workbook,
-            graded,
+        let outcome = match suite.build_and_run(
             &mutant_dir,
             &format!("{package}_mutant"),
-            &under_test,
-            &mutant,
-            spec,
-            color,
+            Some(&mutant),
         )? {
-            Ok(mutant_run) if mutant_run.green() => failed(format!(
+            BuildOutcome::Built(mutant_run) if mutant_run.green() => failed(format!(
                 "a hidden mutant survived your tests — {}. All {} of your tests passed on it; add a \
                  test that fails when the code does this",
                 lower_first(&mutant.description),
                 mutant_run.passed
             )),
-            Ok(_) => Outcome::Passed,
-            Err(_) => Outcome::Crashed {
+            BuildOutcome::Built(_) => Outcome::Passed,
+            BuildOutcome::Failed(_) => Outcome::Crashed {
                 reason: format!(
                     "mutant {} does not compile (an author's error, not yours)",
                     mutant.name
@@ -177,9 +164,8 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         results.push(row(rubric, &id, outcome, &run));
     }
     report.run_ms = run.elapsed.as_millis() as u64;
-    report.score = results.iter().map(|r| r.earned).sum();
-    report.passed = results.iter().all(|r| r.outcome.passed());
     report.results = results;
+    report.total();
     if !report.passed {
         report.start_here = Some(format!("{learner_path}/{} (your tests)", spec.suite));
     }
@@ -241,77 +227,86 @@ fn row(
         section: None,
         elapsed_ms: run.elapsed.as_millis() as u64,
         peak_memory_kib: run.peak_memory_kib,
+        // Every row of a suite shows the suite's run.
+        timing: Timing::Shared,
     }
 }
 
-/// Writes the learner's crate (with `mutant`'s edits) to `dir`, builds its tests, and runs them.
-#[allow(clippy::too_many_arguments)]
-fn build_and_run(
-    workbook: &crate::workbook::Workbook,
-    graded: &Graded,
-    dir: &Path,
-    package: &str,
-    under_test: &[(String, String)],
-    mutant: &Mutant,
-    spec: &LearnerTests,
-    color: bool,
-) -> Result<Result<SuiteRun, harness::CompileFailure>> {
-    mutants::write_crate_copy(&graded.dir, dir, package, under_test, mutant)?;
-    let copy = Graded::at(dir, graded.label.clone(), "suite")?;
-    let built = match harness::build_tests(workbook, dir, &copy, color)? {
-        Ok(built) => built,
-        Err(failure) => return Ok(Err(failure)),
-    };
-    let limits = Limits {
-        wall: Duration::from_millis((spec.max_suite_ms * 3).max(3_000)),
-        memory_bytes: 1024 * 1024 * 1024,
-        output_bytes: 8 * 1024 * 1024,
-    };
-    let mut run = SuiteRun {
-        passed: 0,
-        failed: Vec::new(),
-        trouble: None,
-        elapsed: Duration::ZERO,
-        peak_memory_kib: 0,
-    };
-    let scratch = dir.join("runs").join(std::process::id().to_string());
-    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
-    for (target, binary) in &built.binaries {
-        let mut command = Command::new(binary);
-        command
-            .args(["--test-threads", "2", "--color", "never"])
-            .current_dir(&scratch)
-            .env("RUST_BACKTRACE", "0")
-            .env("INSTA_UPDATE", "no")
-            .env("TMPDIR", &scratch)
-            .env("TMP", &scratch)
-            .env("TEMP", &scratch);
-        let (stdout, stderr) = (scratch.join("stdout"), scratch.join("stderr"));
-        let finished = sandbox::run(command, limits, &stdout, &stderr)?;
-        run.elapsed += finished.elapsed;
-        run.peak_memory_kib = run.peak_memory_kib.max(finished.peak_memory_kib);
-        let output = read_head(&stdout, 1024 * 1024);
-        for line in output.lines() {
-            if let Some(name) = line.strip_prefix("test ") {
-                if name.ends_with(" ... ok") {
-                    run.passed += 1;
-                } else if let Some(name) = name.strip_suffix(" ... FAILED") {
-                    run.failed.push(name.to_owned());
-                }
-            }
-        }
-        match finished.ending {
-            Ending::TimedOut => {
+/// One learner's suite and the code it tests.
+struct Suite<'a> {
+    workbook: &'a crate::workbook::Workbook,
+    graded: &'a Graded,
+    under_test: &'a [(String, String)],
+    spec: &'a LearnerTests,
+    build: harness::BuildOptions,
+}
+
+impl Suite<'_> {
+    /// Writes the learner's crate (with `mutant`'s edits) to `dir`, builds its tests, and runs
+    /// each test binary through the runner.
+    fn build_and_run(
+        &self,
+        dir: &Path,
+        package: &str,
+        mutant: Option<&Mutant>,
+    ) -> Result<BuildOutcome<SuiteRun>> {
+        mutants::write_crate_copy(
+            &self.graded.dir,
+            dir,
+            &CrateCopy {
+                package,
+                replaced: self.under_test,
+                mutant,
+                ..CrateCopy::default()
+            },
+        )?;
+        let copy = Graded::at(dir, self.graded.label.clone(), "suite")?;
+        let built = match harness::build_tests(self.workbook, dir, &copy, self.build)? {
+            BuildOutcome::Built(built) => built,
+            BuildOutcome::Failed(failure) => return Ok(BuildOutcome::Failed(failure)),
+        };
+        let limits = Limits {
+            wall: Duration::from_millis((self.spec.max_suite_ms * 3).max(3_000)),
+            memory_bytes: TESTS_MEMORY_BYTES,
+            output_bytes: OUTPUT_LIMIT_BYTES,
+        };
+        let mut run = SuiteRun {
+            passed: 0,
+            failed: Vec::new(),
+            trouble: None,
+            elapsed: Duration::ZERO,
+            peak_memory_kib: 0,
+        };
+        let scratch = dir.join("runs").join(std::process::id().to_string());
+        std::fs::create_dir_all(&scratch)
+            .with_context(|| format!("creating {}", scratch.display()))?;
+        for (index, (target, binary)) in built.binaries.iter().enumerate() {
+            let tests = runner::run_binary(binary, &[], 2, limits, &scratch, &index.to_string())?;
+            run.elapsed += tests.finished.elapsed;
+            run.peak_memory_kib = run.peak_memory_kib.max(tests.finished.peak_memory_kib);
+            run.passed += tests.passed.len();
+            run.failed.extend(tests.failed);
+            if tests.flooded {
                 run.trouble = Some(format!(
-                    "the tests of {target} did not finish within {} s",
-                    limits.wall.as_secs()
-                ))
+                    "the tests of {target} printed more than {} MiB",
+                    limits.output_bytes / (1024 * 1024)
+                ));
+                continue;
             }
-            Ending::Exited(status) if !status.success() && run.failed.is_empty() => {
-                run.trouble = Some(format!("the tests of {target} ended abnormally ({status})"));
+            match tests.finished.ending {
+                Ending::TimedOut => {
+                    run.trouble = Some(format!(
+                        "the tests of {target} did not finish within {} s",
+                        limits.wall.as_secs()
+                    ))
+                }
+                Ending::Exited(status) if !status.success() && run.failed.is_empty() => {
+                    run.trouble =
+                        Some(format!("the tests of {target} ended abnormally ({status})"));
+                }
+                Ending::Exited(_) => {}
             }
-            Ending::Exited(_) => {}
         }
+        Ok(BuildOutcome::Built(run))
     }
-    Ok(Ok(run))
 }

@@ -229,3 +229,34 @@ fn a_manifest_error_names_the_chapter() {
     assert_eq!(output.status.code(), Some(2));
     assert!(text.contains("there is no chapter `ch99`"), "{text}");
 }
+
+#[test]
+fn the_solution_command_shows_the_files_the_learner_writes() {
+    let state = temp_dir("solution-files");
+    let suite = xtask(&["solution", "ch14", "--force"], &state);
+    let text = String::from_utf8_lossy(&suite.stdout);
+    assert!(suite.status.success(), "{text}");
+    assert!(
+        text.starts_with("// solutions/ch14-testing-retry-code/src/suite.rs"),
+        "ch14's learner writes the suite, so it comes first:\n{}",
+        &text[..text.len().min(300)]
+    );
+    assert!(
+        text.contains("#[tokio::test"),
+        "the reference tests are shown"
+    );
+    assert!(
+        !text.contains("// ANCHOR"),
+        "the book's markers are left out"
+    );
+    let jitter = xtask(&["solution", "ch08", "--force"], &state);
+    let text = String::from_utf8_lossy(&jitter.stdout);
+    assert!(
+        text.contains("// solutions/ch08-full-jitter/src/lib.rs"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("src/stubs.rs"),
+        "given files are the learner's already:\n{text}"
+    );
+}

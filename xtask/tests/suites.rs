@@ -132,3 +132,33 @@ fn a_suite_that_fails_on_correct_code_earns_nothing() {
     );
     assert_eq!(report["score"], 0);
 }
+
+#[test]
+fn a_chatty_suite_is_read_to_its_end_and_a_flood_is_named() {
+    // Two MiB of output before the result lines: all of it is read, so the test counts.
+    let chatty = r#"
+use crate::stubs::FlakyService;
+
+#[tokio::test]
+async fn counts_calls_and_talks_a_lot() {
+    for line in 0..40_000 {
+        println!("{line:>10} a line of chatter that fills the output file nicely");
+    }
+    let service = FlakyService::fails_twice_then_succeeds();
+    assert!(service.call().await.is_err());
+    assert_eq!(service.calls(), 1);
+}
+"#;
+    let report = grade("chatty", chatty);
+    assert_eq!(
+        status(&report, "suite.passes_on_correct_code"),
+        "passed",
+        "{report:#}"
+    );
+    // More than the 8 MiB a run may print: the run is stopped and says why.
+    let flood = "#[test]\nfn floods() {\n    let line = \"x\".repeat(1023);\n    for _ in 0..10_000 {\n        println!(\"{line}\");\n    }\n}\n";
+    let report = grade("flood", flood);
+    assert_eq!(status(&report, "suite.passes_on_correct_code"), "failed");
+    let message = report["results"][0]["message"].as_str().unwrap();
+    assert!(message.contains("printed more than 8 MiB"), "{message}");
+}

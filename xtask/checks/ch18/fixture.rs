@@ -435,11 +435,13 @@ pub fn with_postgres(check: &str, scenario: impl FnOnce(&PostgresDb)) {
     }
 }
 
-/// What a PostgreSQL check does without a server: read the learner's claim statement, and say
-/// that the database part was skipped.
-pub fn skip_postgres() {
-    postgres_claim_sql_reads_right();
-    println!("{SKIPPED}");
+/// What a PostgreSQL check does without a server: it is skipped, earns nothing, and says how to
+/// run it.
+pub fn skip_postgres() -> ! {
+    crate::support::skip(
+        "no PostgreSQL here: set WORKBOOK_POSTGRES_URL (e.g. \
+         postgres://postgres@localhost/postgres) to run the PostgreSQL track (book §18.9)",
+    )
 }
 
 /// The learner's PostgreSQL claim, lowercased with its whitespace collapsed.

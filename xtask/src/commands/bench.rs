@@ -9,7 +9,6 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::Value;
 
-use crate::harness;
 use crate::mutants;
 use crate::workbook::{Chapter, Workbook};
 
@@ -111,7 +110,7 @@ fn sample(
     copy: &Path,
     target: Option<&PathBuf>,
 ) -> Result<Sample> {
-    let mut command = Command::new(harness::cargo());
+    let mut command = Command::new(crate::util::cargo());
     command
         .args(["xtask", "check", &chapter.id, "--format", "json", "--path"])
         .arg(copy)

@@ -7,7 +7,6 @@ use std::process::{Command, ExitCode};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::harness;
 use crate::workbook::Workbook;
 
 /// The mdBook release the book is written for.
@@ -102,10 +101,10 @@ pub fn builds(workbook: &Workbook) -> Result<bool> {
     Ok(output.status.success())
 }
 
-/// The mdbook binary: one on PATH at the right version, or ours in target/tools/, installed if
-/// it is not there yet.
+/// The mdbook binary: one on PATH at the right version, or ours in the target folder's tools/,
+/// installed if it is not there yet.
 pub fn ensure_mdbook(workbook: &Workbook) -> Result<PathBuf> {
-    let tools = workbook.root.join("target/tools");
+    let tools = workbook.target_dir().join("tools");
     let ours = tools.join("bin/mdbook");
     if reports_version(&ours) {
         return Ok(ours);
@@ -113,8 +112,11 @@ pub fn ensure_mdbook(workbook: &Workbook) -> Result<PathBuf> {
     if reports_version(Path::new("mdbook")) {
         return Ok(PathBuf::from("mdbook"));
     }
-    println!("Installing mdBook {MDBOOK_VERSION} into target/tools/ (once; about two minutes)…");
-    let status = Command::new(harness::cargo())
+    println!(
+        "Installing mdBook {MDBOOK_VERSION} into {} (once; about two minutes)…",
+        tools.display()
+    );
+    let status = Command::new(crate::util::cargo())
         .args([
             "install",
             "mdbook",
@@ -140,7 +142,13 @@ fn reports_version(mdbook: &Path) -> bool {
     Command::new(mdbook)
         .arg("--version")
         .output()
-        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).contains(MDBOOK_VERSION))
+        .is_ok_and(|output| {
+            // `mdbook v0.5.4`: the last word, exactly (0.5.40 is another version).
+            String::from_utf8_lossy(&output.stdout)
+                .split_whitespace()
+                .last()
+                .is_some_and(|word| word.trim_start_matches('v') == MDBOOK_VERSION)
+        })
 }
 
 fn open_in_browser(index: &Path) {

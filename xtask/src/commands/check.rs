@@ -1,18 +1,18 @@
 //! `cargo xtask check [chapter]`: grade a chapter and print the table.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 
-use crate::grading::{self, Report, Request};
-use crate::harness::Graded;
-use crate::mutants;
+use crate::grading::{self, Grader, Report, Target};
+use crate::harness::BuildOptions;
 use crate::progress::Progress;
 use crate::report;
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::workbook::{Chapter, Workbook};
 
 /// Which crate to grade and with which checks.
 #[derive(Debug, Clone, Default, Args)]
@@ -52,6 +52,21 @@ pub struct CheckArgs {
     pub format: Format,
 }
 
+impl TargetArgs {
+    /// The crate these arguments name.
+    pub fn target(&self) -> Target {
+        if self.solution {
+            Target::Solution
+        } else if let Some(dir) = &self.path {
+            Target::Path(dir.clone())
+        } else if let Some(name) = &self.mutant {
+            Target::Mutant(name.clone())
+        } else {
+            Target::Exercise
+        }
+    }
+}
+
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
     let progress = Progress::load(&workbook);
@@ -68,19 +83,25 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let style = Style {
         color: args.format == Format::Text && term::color_enabled(),
     };
-    let report = grade_chapter(&workbook, chapter, &args.target, style.color)?;
+    let target = args.target.target();
+    let grader = Grader {
+        checks_dir: args.target.checks_dir.clone(),
+        build: BuildOptions {
+            color: style.color,
+            show_progress: args.format == Format::Text && std::io::stderr().is_terminal(),
+        },
+        ..Grader::new(&workbook)
+    };
+    let report = grader.grade(chapter, &target)?;
     match args.format {
         Format::Text => {
             print!("{}", report::render_text(&report, style));
-            print!(
-                "{}",
-                next_steps(&workbook, chapter, &args.target, &report, style)
-            );
+            print!("{}", next_steps(&grader, chapter, &target, &report, style));
         }
         Format::Json => println!("{}", report::render_json(&report)),
     }
-    if is_learner_exercise(&args.target) {
-        record(&workbook, chapter, &report)?;
+    if target == Target::Exercise {
+        Progress::record(&workbook, chapter, &report)?;
     }
     Ok(if report.passed {
         ExitCode::SUCCESS
@@ -89,98 +110,16 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     })
 }
 
-/// True when the learner's own exercise is graded (the only case that records progress).
-pub fn is_learner_exercise(target: &TargetArgs) -> bool {
-    !target.solution && target.path.is_none() && target.mutant.is_none()
-}
-
-/// Grades `chapter` on the crate `target` names.
-pub fn grade_chapter(
-    workbook: &Workbook,
-    chapter: &Chapter,
-    target: &TargetArgs,
-    color: bool,
-) -> Result<Report> {
-    let rubric = Rubric::for_chapter(workbook, chapter, target.checks_dir.as_deref())
-        .with_context(|| format!("loading the checks of {}", chapter.id))?;
-    // A mutant's crate is one folder per chapter, rewritten for each mutant: one grading at a time.
-    let _lock = match &target.mutant {
-        Some(_) => Some(crate::manifest_toml::FolderLock::acquire(
-            &workbook.work_dir().join("mutants").join(&chapter.id),
-        )?),
-        None => None,
-    };
-    let graded = graded_crate(workbook, chapter, target)?;
-    grading::grade(&Request {
-        workbook,
-        chapter,
-        rubric: &rubric,
-        graded: &graded,
-        color,
-        visible_tests: true,
-    })
-}
-
-/// The crate `target` names.
-pub fn graded_crate(workbook: &Workbook, chapter: &Chapter, target: &TargetArgs) -> Result<Graded> {
-    if target.solution {
-        let solution = workbook.solution_dir(chapter);
-        return Ok(
-            Graded::at(&solution, "the solution".to_owned(), "solution")?
-                .with_visible_tests_of(&workbook.exercise_dir(chapter)),
-        );
-    }
-    if let Some(dir) = &target.path {
-        return Graded::at(dir, format!("the crate in {}", dir.display()), "path");
-    }
-    if let Some(name) = &target.mutant {
-        let file = workbook
-            .mutants_dir(chapter)
-            .join(format!("{}.toml", name.trim_end_matches(".toml")));
-        if !file.is_file() {
-            let known: Vec<String> = mutants::load_all(&workbook.mutants_dir(chapter))?
-                .into_iter()
-                .map(|m| m.name)
-                .collect();
-            bail!(
-                "{} has no mutant `{name}`; it has: {}",
-                chapter.id,
-                known.join(", ")
-            );
-        }
-        let mutant = mutants::load(&file)?;
-        let dir = mutants::materialize(workbook, chapter, &mutant)?;
-        return Ok(
-            Graded::at(&dir, format!("mutant {}", mutant.name), "mutant")?
-                .with_visible_tests_of(&workbook.exercise_dir(chapter)),
-        );
-    }
-    Graded::at(
-        &workbook.exercise_dir(chapter),
-        "your exercise".to_owned(),
-        "exercise",
-    )
-}
-
-/// Saves the learner's result.
-pub fn record(workbook: &Workbook, chapter: &Chapter, report: &Report) -> Result<()> {
-    let mut progress = Progress::load(workbook);
-    let entry = progress.chapter(&chapter.id);
-    entry.passed |= report.passed;
-    entry.best_score = entry.best_score.max(report.score);
-    entry.max_score = report.max_score;
-    progress.save(workbook)
-}
-
 /// What to do after this report.
 fn next_steps(
-    workbook: &Workbook,
+    grader: &Grader,
     chapter: &Chapter,
-    target: &TargetArgs,
+    target: &Target,
     report: &Report,
     style: Style,
 ) -> String {
-    if !is_learner_exercise(target) {
+    let workbook = grader.workbook;
+    if *target != Target::Exercise {
         return String::new();
     }
     if report.passed {
@@ -193,6 +132,13 @@ fn next_steps(
             style.green(&format!("{} is done.", chapter.id)),
             chapter.id
         );
+        if report.skipped > 0 {
+            text.push_str(&format!(
+                "{} of its checks could not run here and earned nothing; the table says how to \
+                 run them.\n",
+                report.skipped
+            ));
+        }
         if let Some(next) = next {
             text.push_str(&format!(
                 "Next: {} — read {} and run `cargo xtask check {}`.\n",
@@ -215,7 +161,7 @@ fn next_steps(
             workbook,
             &workbook
                 .exercise_dir(chapter)
-                .join(learner_file(workbook, chapter, target)),
+                .join(learner_file(grader, chapter)),
         ),
         chapter.id,
         chapter.id,
@@ -224,9 +170,9 @@ fn next_steps(
     text
 }
 
-/// The file the learner works in for `chapter` under `target`'s rubric.
-fn learner_file(workbook: &Workbook, chapter: &Chapter, target: &TargetArgs) -> String {
-    Rubric::for_chapter(workbook, chapter, target.checks_dir.as_deref()).map_or_else(
+/// The file the learner works in for `chapter` under the grader's rubric.
+fn learner_file(grader: &Grader, chapter: &Chapter) -> String {
+    grader.rubric(chapter).map_or_else(
         |_| "src/lib.rs".to_owned(),
         |rubric| rubric.learner_file().to_owned(),
     )

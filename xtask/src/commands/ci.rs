@@ -10,7 +10,6 @@ use anyhow::Result;
 use clap::Args;
 
 use crate::commands::verify;
-use crate::harness;
 use crate::workbook::Workbook;
 
 /// Run every test of the project: cargo test, then verify (chapters, mutants, figures, book).
@@ -47,7 +46,7 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
     let mut steps: Vec<(&str, bool)> = Vec::new();
 
     println!("== cargo test (the workbook's own crates and the solutions)");
-    let tests = Command::new(harness::cargo())
+    let tests = Command::new(crate::util::cargo())
         .args(["test", "--quiet"])
         .current_dir(&workbook.root)
         .status()?
@@ -58,6 +57,7 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
     let verified = verify::run(verify::VerifyArgs {
         chapters: Vec::new(),
         no_mutants: false,
+        shipped_only: false,
     })? == ExitCode::SUCCESS;
     steps.push(("verify", verified));
 

@@ -5,7 +5,6 @@ use std::process::{Command, ExitCode};
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::harness;
 use crate::workbook::Workbook;
 
 /// Where the book's generated figures live.
@@ -30,7 +29,7 @@ pub fn run(args: FiguresArgs) -> Result<ExitCode> {
 
 /// Runs the figure generator; true when it succeeded (and, with `check`, nothing was stale).
 pub fn figures(workbook: &Workbook, check: bool) -> Result<bool> {
-    let mut command = Command::new(harness::cargo());
+    let mut command = Command::new(crate::util::cargo());
     command
         .args(["run", "--quiet", "--package", "workbook-figures", "--"])
         .current_dir(&workbook.root);

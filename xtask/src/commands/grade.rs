@@ -8,12 +8,12 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use crate::commands::check::{TargetArgs, grade_chapter};
 use crate::formats::{self, ChapterGrade};
-use crate::grading::Report;
+use crate::grading::{Grader, Report, Target};
 use crate::report;
+use crate::shipped::Shipped;
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Rubric, Workbook, read_text_lf, rust_files};
+use crate::workbook::{Chapter, Workbook};
 
 /// The version of the grade report's JSON layout.
 pub const GRADE_SCHEMA: &str = "retry-workbook/grade-report/v1";
@@ -47,6 +47,35 @@ pub struct GradeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: GradeFormat,
+    /// What a skipped check (one that could not run here, e.g. without a database) is worth.
+    #[arg(long, value_enum, default_value_t)]
+    pub skipped: SkippedPolicy,
+}
+
+/// How `grade` scores a check that was skipped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum SkippedPolicy {
+    /// Its points count in the maximum and are not earned.
+    #[default]
+    NotEarned,
+    /// It is left out: its points count neither as earned nor in the maximum.
+    Excluded,
+    /// Its points are earned as if it had passed (only when you know the code is right).
+    Earned,
+}
+
+impl SkippedPolicy {
+    /// Rescores `report`'s skipped checks under this policy.
+    fn apply(self, report: &mut Report) {
+        for result in report.results.iter_mut().filter(|r| r.outcome.skipped()) {
+            match self {
+                SkippedPolicy::NotEarned => {}
+                SkippedPolicy::Excluded => report.max_score -= result.points,
+                SkippedPolicy::Earned => result.earned = result.points,
+            }
+        }
+        report.total();
+    }
 }
 
 /// The grade of a whole submission.
@@ -62,13 +91,10 @@ pub struct GradeReport {
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
-    let chapters: Vec<&Chapter> = if args.chapters.is_empty() {
-        workbook.ready_chapters().collect()
-    } else {
-        args.chapters
-            .iter()
-            .map(|id| workbook.ready_chapter(id))
-            .collect::<Result<_>>()?
+    let chapters = workbook.ready_chapters_or(&args.chapters)?;
+    let grader = Grader {
+        checks_dir: args.checks_dir.clone(),
+        ..Grader::new(&workbook)
     };
     let mut grades = Vec::new();
     for chapter in chapters {
@@ -76,21 +102,17 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             Some(dir) => dir.join("exercises").join(chapter.stem()),
             None => workbook.exercise_dir(chapter),
         };
-        let target = TargetArgs {
-            path: Some(exercise),
-            checks_dir: args.checks_dir.clone(),
-            ..TargetArgs::default()
-        };
-        let exercise = target.path.clone().unwrap_or_default();
-        let (report, tampered) = if exercise.is_dir() {
-            let tampered =
-                tampered_files(&workbook, chapter, &exercise, target.checks_dir.as_deref())?;
-            (grade_chapter(&workbook, chapter, &target, false)?, tampered)
+        let (mut report, tampered) = if exercise.is_dir() {
+            let tampered = tampered_files(&grader, chapter, &exercise)?;
+            let report = grader.grade(chapter, &Target::Path(exercise))?;
+            (report, tampered)
         } else {
-            let rubric = Rubric::for_chapter(&workbook, chapter, target.checks_dir.as_deref())?;
-            let missing = Report::missing(chapter, &rubric, exercise.display().to_string());
+            let rubric = grader.rubric(chapter)?;
+            let missing =
+                Report::missing(&workbook, chapter, &rubric, exercise.display().to_string());
             (missing, Vec::new())
         };
+        args.skipped.apply(&mut report);
         let fraction = if report.max_score == 0 {
             0.0
         } else {
@@ -152,29 +174,26 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     })
 }
 
-/// Files the submission must not change (the visible tests and the rubric's given files) that
-/// differ from the ones this workbook ships.
-fn tampered_files(
-    workbook: &Workbook,
-    chapter: &Chapter,
-    submitted: &Path,
-    checks_dir: Option<&Path>,
-) -> Result<Vec<String>> {
-    let shipped = workbook.exercise_dir(chapter);
-    let rubric = Rubric::for_chapter(workbook, chapter, checks_dir)?;
+/// Files the submission must not change (the manifest, a build script, the visible tests and
+/// the rubric's given files) that differ from the shipped exercise's record.
+fn tampered_files(grader: &Grader, chapter: &Chapter, submitted: &Path) -> Result<Vec<String>> {
+    let shipped = Shipped::load(grader.workbook, chapter)?;
+    let rubric = grader.rubric(chapter)?;
     // The manifest too: a changed one can add dependencies or a build script.
     let mut protected: Vec<String> = vec!["Cargo.toml".to_owned(), "build.rs".to_owned()];
     protected.extend(rubric.given.iter().cloned());
-    for test in rust_files(&shipped.join("tests"))? {
-        if let Some(name) = test.file_name().and_then(|n| n.to_str()) {
-            protected.push(format!("tests/{name}"));
-        }
-    }
+    protected.extend(
+        shipped
+            .files
+            .keys()
+            .filter(|file| file.starts_with("tests/"))
+            .cloned(),
+    );
+    protected.sort();
+    protected.dedup();
     Ok(protected
         .into_iter()
-        .filter(|file| {
-            read_text_lf(&shipped.join(file)).ok() != read_text_lf(&submitted.join(file)).ok()
-        })
+        .filter(|file| !shipped.is_as_shipped(submitted, file))
         .map(|file| format!("exercises/{}/{file}", chapter.stem()))
         .collect())
 }

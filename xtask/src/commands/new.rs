@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::grading::display_path;
-use crate::manifest_toml::write_if_changed;
+use crate::util::write_if_changed;
 use crate::workbook::{Chapter, Workbook};
 
 /// Scaffold a chapter (authors): exercise, solution, rubric, a first check, a mutant, a page.
@@ -40,8 +40,12 @@ pub fn run(args: NewArgs) -> Result<ExitCode> {
     println!(
         "\nNext: write the page, the solution and the checks (xtask/AUTHORING.md), run \
          `cargo xtask verify {id}` until it passes, then set `ready = true` for {id} in \
-         xtask/workbook.toml and link the page in book/src/SUMMARY.md.",
-        id = chapter.id
+         xtask/workbook.toml and replace its SUMMARY.md entry with the line\n    - [{title}]({stem}.md)\n\
+         Figures: a module xtask/figures/src/{id}.rs, a line in CHAPTERS of \
+         xtask/figures/src/main.rs, and the solution as a dependency in xtask/figures/Cargo.toml.",
+        id = chapter.id,
+        title = chapter.title,
+        stem = chapter.stem(),
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -99,7 +103,8 @@ fn scaffold(workbook: &Workbook, chapter: &Chapter) -> Vec<(std::path::PathBuf, 
             workbook.page(chapter),
             format!(
                 "# {number}. {title}\n\n## {number}.1 Goals\n\n## {number}.2 The idea\n\n\
-                 ```rust,ignore\n{{{{#include ../../solutions/{stem}/src/lib.rs:answer}}}}\n```\n\n\
+                 <!-- A worked example on a neighbouring problem, included from code that builds \
+                 (a given file, an examples/ program); never the code the exercise asks for. -->\n\n\
                  ## {number}.3 The exercise\n\nRun `cargo xtask check {id}`.\n\n## {number}.4 Pitfalls\n\n\
                  ## {number}.5 Checklist\n\n## {number}.6 References\n"
             ),

@@ -12,7 +12,7 @@ use clap::Args;
 use serde_json::Value;
 
 use crate::grading::anchor;
-use crate::workbook::{Chapter, Workbook};
+use crate::workbook::{Chapter, Rubric, Workbook};
 
 /// The placeholder the references page holds until the preprocessor fills it.
 const REFERENCES_PLACEHOLDER: &str = "{{#workbook-references}}";
@@ -134,11 +134,13 @@ fn footer(
         .map(|(term, anchor)| format!("[{term}](glossary.md#{anchor})"))
         .collect();
     let mut text = format!(
-        "\n\n---\n\n**Your turn.** The exercise is in `exercises/{stem}/` (start with `src/lib.rs`). \
+        "\n\n---\n\n**Your turn.** The exercise is in `exercises/{stem}/` (start with `{start}`). \
          Check it with `cargo xtask check {id}`, re-check on every save with `cargo xtask watch {id}`, \
          and ask for a hint with `cargo xtask hint {id}`.\n",
         stem = chapter.stem(),
-        id = chapter.id
+        id = chapter.id,
+        start = Rubric::for_chapter(workbook, chapter, None)
+            .map_or_else(|_| "src/lib.rs".to_owned(), |r| r.learner_file().to_owned()),
     );
     if !terms.is_empty() {
         text.push_str(&format!("\n**Glossary:** {}.\n", terms.join(" · ")));

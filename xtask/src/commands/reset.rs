@@ -1,13 +1,15 @@
-//! `cargo xtask reset <chapter>`: put an exercise back as shipped, after backing it up.
+//! `cargo xtask reset <chapter>`: put an exercise back as shipped, after backing it up. What was
+//! shipped comes from the record in `xtask/shipped/`, never from the learner's last commit.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 
 use crate::grading::display_path;
+use crate::shipped::{self, Shipped};
 use crate::workbook::Workbook;
 
 /// Restore an exercise to its shipped state (your files are backed up first).
@@ -21,6 +23,7 @@ pub fn run(args: ResetArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
     let chapter = workbook.ready_chapter(&args.chapter)?;
     let exercise = workbook.exercise_dir(chapter);
+    let shipped = Shipped::load(&workbook, chapter)?;
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -33,23 +36,19 @@ pub fn run(args: ResetArgs) -> Result<ExitCode> {
         "Backed up your files to {}",
         display_path(&workbook, &backup)
     );
+    let restored = shipped::restore(&workbook.root, &exercise, &shipped)?;
     let relative = display_path(&workbook, &exercise);
-    git(&workbook.root, &["checkout", "HEAD", "--", &relative])?;
-    git(&workbook.root, &["clean", "-fdq", "--", &relative])?;
-    println!("Reset {relative} to the shipped exercise.");
-    Ok(ExitCode::SUCCESS)
-}
-
-fn git(root: &Path, args: &[&str]) -> Result<()> {
-    let status = Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .status()
-        .context("running git (reset restores the shipped files from the repository)")?;
-    if !status.success() {
-        bail!("`git {}` failed; your backup is safe", args.join(" "));
+    for file in &restored.rewritten {
+        println!("  restored {relative}/{file}");
     }
-    Ok(())
+    for file in &restored.removed {
+        println!("  removed  {relative}/{file}");
+    }
+    println!(
+        "Reset {relative} to the shipped exercise (as recorded in {}).",
+        display_path(&workbook, &Shipped::path(&workbook, chapter))
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Copies `from` into `to`, skipping build output.

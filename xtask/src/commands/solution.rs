@@ -7,9 +7,11 @@ use clap::Args;
 
 use crate::grading::display_path;
 use crate::progress::Progress;
-use crate::workbook::Workbook;
+use crate::shown_answers;
+use crate::workbook::{Chapter, Rubric, Workbook};
 
-/// Show the reference solution of a chapter you have passed (or any, with --force).
+/// Show the reference solution of a chapter you have passed (or any, with --force): the files you
+/// write in it.
 #[derive(Debug, Args)]
 pub struct SolutionArgs {
     /// The chapter, e.g. ch08.
@@ -29,16 +31,34 @@ pub fn run(args: SolutionArgs) -> Result<ExitCode> {
             chapter.id
         );
     }
-    let lib = workbook.solution_dir(chapter).join("src/lib.rs");
-    let text =
-        std::fs::read_to_string(&lib).with_context(|| format!("reading {}", lib.display()))?;
-    println!("// {}\n", display_path(&workbook, &lib));
-    println!("{}", strip_anchors(&text));
+    let rubric = Rubric::for_chapter(&workbook, chapter, None)?;
+    let solution_dir = workbook.solution_dir(chapter);
+    for file in learner_files(&workbook, chapter, &rubric)? {
+        let path = solution_dir.join(&file);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        println!("// {}\n", display_path(&workbook, &path));
+        println!("{}\n", strip_anchors(&text));
+    }
     println!(
         "// The whole crate: {}",
-        display_path(&workbook, &workbook.solution_dir(chapter))
+        display_path(&workbook, &solution_dir)
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The solution's files that the learner writes: each Rust file that differs from the
+/// exercise's (or that the exercise lacks), given files left out; the rubric's learner file first.
+fn learner_files(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric) -> Result<Vec<String>> {
+    let exercise = shown_answers::rust_sources(&workbook.exercise_dir(chapter))?;
+    let solution = shown_answers::rust_sources(&workbook.solution_dir(chapter))?;
+    let mut files: Vec<String> = solution
+        .into_iter()
+        .filter(|(file, text)| !rubric.given.contains(file) && exercise.get(file) != Some(text))
+        .map(|(file, _)| file)
+        .collect();
+    files.sort_by_key(|file| file != rubric.learner_file());
+    Ok(files)
 }
 
 /// The solution without the book's `// ANCHOR` markers.

@@ -4,18 +4,21 @@
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::commands::check::{TargetArgs, grade_chapter};
-use crate::grading::{self, Report};
+use crate::grading::{self, CheckResult, Grader, Report, Target};
 use crate::harness;
 use crate::manifest_toml::CrateManifest;
+use crate::mutants;
 use crate::report::explain;
+use crate::sandbox::{self, Ending, Limits};
+use crate::shipped::{self, Shipped};
+use crate::shown_answers;
+use crate::util::{FolderLock, write_if_changed};
 use crate::workbook::{Chapter, Rubric, Workbook, read_text_lf, rust_files};
-use crate::{mutants, term};
 
 /// Prove every chapter (authors and CI): exercises fail, solutions pass, mutants are caught.
 #[derive(Debug, Args)]
@@ -25,6 +28,10 @@ pub struct VerifyArgs {
     /// Skip the mutants (faster while writing a chapter).
     #[arg(long)]
     pub no_mutants: bool,
+    /// Only bring the records of the shipped exercises (xtask/shipped/) up to date, after an
+    /// exercise changed or a merge; nothing is graded.
+    #[arg(long, conflicts_with = "no_mutants")]
+    pub shipped_only: bool,
 }
 
 /// Words every chapter page has in a `##` heading: the standard shape of a page.
@@ -35,6 +42,8 @@ const PAGE_SECTIONS: &[&str] = &["goals", "exercise", "pitfalls", "checklist", "
 pub struct Findings {
     pub problems: Vec<String>,
     pub passed: usize,
+    /// What could not be proven here because a check was skipped (no database, say).
+    pub unproven: Vec<String>,
 }
 
 impl Findings {
@@ -49,7 +58,18 @@ impl Findings {
         self.problems.push(what);
     }
 
-    pub fn expect(&mut self, condition: bool, what: impl Into<String>) {
+    /// Something worth a look that is not a failure.
+    pub fn note(&mut self, what: impl AsRef<str>) {
+        println!("  note  {}", what.as_ref());
+    }
+
+    pub fn unproven(&mut self, what: impl Into<String>) {
+        let what = what.into();
+        println!("  SKIP  {what}");
+        self.unproven.push(what);
+    }
+
+    pub fn require(&mut self, condition: bool, what: impl Into<String>) {
         if condition {
             self.ok(what.into());
         } else {
@@ -62,22 +82,31 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
     let started = Instant::now();
     let mut findings = Findings::default();
-    let chapters: Vec<&Chapter> = if args.chapters.is_empty() {
-        workbook.ready_chapters().collect()
-    } else {
-        args.chapters
-            .iter()
-            .map(|id| workbook.ready_chapter(id))
-            .collect::<Result<_>>()?
-    };
+    let chapters = workbook.ready_chapters_or(&args.chapters)?;
+    if args.shipped_only {
+        for chapter in &chapters {
+            verify_shipped_record(&workbook, chapter, &mut findings)?;
+        }
+        // A rewritten record is a failure until it is committed, as in a full verify.
+        println!(
+            "verify: {} passed, {} failed",
+            findings.passed,
+            findings.problems.len()
+        );
+        return Ok(if findings.problems.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
     if args.chapters.is_empty() {
         println!("the workbook");
         verify_layout(&workbook, &mut findings)?;
-        findings.expect(
+        findings.require(
             crate::commands::figures::figures(&workbook, true)?,
             "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
         );
-        findings.expect(
+        findings.require(
             crate::commands::book::builds(&workbook)?,
             "the book builds (mdbook build book)",
         );
@@ -88,6 +117,15 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     println!("lint");
     lint_solutions(&workbook, &chapters, &mut findings)?;
     println!("\nverify took {:.1} s", started.elapsed().as_secs_f64());
+    if !findings.unproven.is_empty() {
+        println!(
+            "not proven here, because checks were skipped ({}):",
+            findings.unproven.len()
+        );
+        for what in &findings.unproven {
+            println!("  ~ {what}");
+        }
+    }
     for problem in &findings.problems {
         println!("  - {problem}");
     }
@@ -120,25 +158,19 @@ pub fn verify_chapter(
         }
     };
     verify_structure(workbook, chapter, &rubric, findings)?;
+    verify_examples(workbook, chapter, findings)?;
 
-    let exercise = grade_chapter(workbook, chapter, &TargetArgs::default(), false)?;
+    let grader = Grader::new(workbook);
+    let exercise = grader.grade(chapter, &Target::Exercise)?;
     verify_exercise_fails(chapter, &exercise, findings);
 
-    let solution = grade_chapter(
-        workbook,
-        chapter,
-        &TargetArgs {
-            solution: true,
-            ..TargetArgs::default()
-        },
-        false,
-    )?;
-    verify_solution_passes(workbook, chapter, &rubric, &solution, findings)?;
+    let solution = grader.grade(chapter, &Target::Solution)?;
+    verify_solution_passes(chapter, &rubric, &solution, findings);
 
     if rubric.learner_tests.is_some() {
         // The mutants are the checks: the solution's reference suite must kill every one, which
         // the solution's passing report has just shown.
-        findings.expect(
+        findings.require(
             rubric.checks.iter().any(|c| c.id.starts_with("kills.")),
             format!(
                 "{}: the reference suite is graded against mutants",
@@ -146,12 +178,30 @@ pub fn verify_chapter(
             ),
         );
     } else if with_mutants {
-        verify_mutants(workbook, chapter, &rubric, findings)?;
+        verify_mutants(&grader, chapter, &rubric, findings)?;
     }
     Ok(())
 }
 
+/// The chapter's crates, rubric and page agree with each other and with the rules.
 fn verify_structure(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    rubric: &Rubric,
+    findings: &mut Findings,
+) -> Result<()> {
+    verify_crates(workbook, chapter, rubric, findings)?;
+    findings.require(
+        !rubric.hints.is_empty(),
+        format!("{}: has hints", chapter.id),
+    );
+    verify_shipped_record(workbook, chapter, findings)?;
+    verify_page(workbook, chapter, rubric, findings);
+    verify_no_answer_on_page(workbook, chapter, rubric, findings)
+}
+
+/// Package names, given files, what the exercise leaves to do and that the solution does it all.
+fn verify_crates(
     workbook: &Workbook,
     chapter: &Chapter,
     rubric: &Rubric,
@@ -167,66 +217,22 @@ fn verify_structure(
     ] {
         let shown = grading::display_path(workbook, &dir);
         match CrateManifest::read(&dir).and_then(|m| m.package_name()) {
-            Ok(name) => findings.expect(
+            Ok(name) => findings.require(
                 name == expected,
                 format!("{id}: {shown} is the package `{expected}`"),
             ),
             Err(error) => findings.fail(format!("{id}: {shown}: {error:#}")),
         }
     }
-    let page = workbook.page(chapter);
-    findings.expect(
-        page.is_file(),
-        format!(
-            "{id}: the book page {} exists",
-            grading::display_path(workbook, &page)
-        ),
-    );
-    for check in &rubric.checks {
-        if let Some(section) = &check.section {
-            findings.expect(
-                grading::page_has_section(&page, section),
-                format!(
-                    "{id}: {} points to §{section}, a heading of the page",
-                    check.id
-                ),
-            );
-        }
-    }
     for given in &rubric.given {
         let exercise = read_text_lf(&workbook.exercise_dir(chapter).join(given));
         let solution = read_text_lf(&workbook.solution_dir(chapter).join(given));
         let same = matches!((&exercise, &solution), (Ok(a), Ok(b)) if a == b);
-        findings.expect(
+        findings.require(
             same,
             format!("{id}: the given file {given} is identical in exercise and solution"),
         );
     }
-    findings.expect(!rubric.hints.is_empty(), format!("{id}: has hints"));
-    let text = std::fs::read_to_string(&page).unwrap_or_default();
-    let headings: Vec<String> = text
-        .lines()
-        .filter(|line| line.starts_with("## "))
-        .map(str::to_lowercase)
-        .collect();
-    let missing: Vec<&str> = PAGE_SECTIONS
-        .iter()
-        .copied()
-        .filter(|section| !headings.iter().any(|heading| heading.contains(section)))
-        .collect();
-    findings.expect(
-        missing.is_empty(),
-        format!(
-            "{id}: the page has the standard sections ({}){}",
-            PAGE_SECTIONS.join(", "),
-            stray_list(&missing.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-        ),
-    );
-    let solution_include = format!("{{{{#include ../../solutions/{}/", chapter.stem());
-    findings.expect(
-        text.contains(&solution_include),
-        format!("{id}: the page includes its worked example from the solution crate"),
-    );
     let learner_file = workbook.exercise_dir(chapter).join(rubric.learner_file());
     let shipped = std::fs::read_to_string(&learner_file).unwrap_or_default();
     if rubric.learner_tests.is_some() {
@@ -234,7 +240,7 @@ fn verify_structure(
             .lines()
             .map(str::trim_start)
             .any(|line| line.starts_with("#[test]") || line.starts_with("#[tokio::test"));
-        findings.expect(
+        findings.require(
             !has_tests,
             format!(
                 "{id}: the exercise's {} ships with no tests",
@@ -242,7 +248,7 @@ fn verify_structure(
             ),
         );
     } else {
-        findings.expect(
+        findings.require(
             shipped.contains("todo!("),
             format!("{id}: the exercise has todo!()s to replace"),
         );
@@ -252,10 +258,132 @@ fn verify_structure(
         std::fs::read_to_string(file)
             .is_ok_and(|text| text.contains("todo!(") || text.contains("unimplemented!("))
     });
-    findings.expect(
+    findings.require(
         !unfinished,
         format!("{id}: the solution has no todo!() or unimplemented!()"),
     );
+    Ok(())
+}
+
+/// The page exists, has the standard sections, and has every section a check points to.
+fn verify_page(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric, findings: &mut Findings) {
+    let id = &chapter.id;
+    let page = workbook.page(chapter);
+    findings.require(
+        page.is_file(),
+        format!(
+            "{id}: the book page {} exists",
+            grading::display_path(workbook, &page)
+        ),
+    );
+    for check in &rubric.checks {
+        if let Some(section) = &check.section {
+            findings.require(
+                grading::page_has_section(&page, section),
+                format!(
+                    "{id}: {} points to §{section}, a heading of the page",
+                    check.id
+                ),
+            );
+        }
+    }
+    let text = std::fs::read_to_string(&page).unwrap_or_default();
+    let headings: Vec<String> = text
+        .lines()
+        .filter(|line| line.starts_with("## "))
+        .map(str::to_lowercase)
+        .collect();
+    let missing: Vec<String> = PAGE_SECTIONS
+        .iter()
+        .filter(|section| !headings.iter().any(|heading| heading.contains(*section)))
+        .map(|section| section.to_string())
+        .collect();
+    findings.require(
+        missing.is_empty(),
+        format!(
+            "{id}: the page has the standard sections ({}){}",
+            PAGE_SECTIONS.join(", "),
+            stray_list("missing", &missing)
+        ),
+    );
+}
+
+/// The page teaches without handing over the answer: no code block of the rendered page shares a
+/// run of tokens with a solution function the learner writes (see `shown_answers`).
+fn verify_no_answer_on_page(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    rubric: &Rubric,
+    findings: &mut Findings,
+) -> Result<()> {
+    let id = &chapter.id;
+    let solution_dir = workbook.solution_dir(chapter);
+    let answers = shown_answers::answers(
+        &shown_answers::rust_sources(&workbook.exercise_dir(chapter))?,
+        &shown_answers::rust_sources(&solution_dir)?,
+        &rubric.given,
+        &grading::display_path(workbook, &solution_dir),
+    );
+    // The page and its sub-pages (`book/src/<stem>/*.md`).
+    let mut pages = vec![workbook.page(chapter)];
+    let sub_pages = workbook.page(chapter).with_extension("");
+    if sub_pages.is_dir() {
+        for file in shipped::crate_files(&sub_pages)? {
+            if file.ends_with(".md") {
+                pages.push(sub_pages.join(file));
+            }
+        }
+    }
+    let mut shown_anywhere = false;
+    for page in &pages {
+        let shown_page = grading::display_path(workbook, page);
+        let lines = match shown_answers::expand_includes(page) {
+            Ok(lines) => lines,
+            Err(error) => {
+                findings.fail(format!("{id}: {shown_page}: {error:#}"));
+                continue;
+            }
+        };
+        let shown = shown_answers::shown_answers(&shown_answers::code_blocks(&lines), &answers);
+        for finding in &shown {
+            findings.fail(format!("{id}: {}", finding.message(&shown_page)));
+        }
+        shown_anywhere |= !shown.is_empty();
+    }
+    if !shown_anywhere {
+        findings.ok(format!(
+            "{id}: no page of the chapter ({}) shows any of the {} solution functions the exercise \
+             asks for (no run of {} tokens)",
+            pages.len(),
+            answers.len(),
+            shown_answers::RUN_TOKENS
+        ));
+    }
+    Ok(())
+}
+
+/// The record of the shipped exercise (`xtask/shipped/<chapter>.txt`) matches the exercise; a
+/// stale one is rewritten, and the finding says to commit it.
+fn verify_shipped_record(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    findings: &mut Findings,
+) -> Result<()> {
+    let id = &chapter.id;
+    let path = Shipped::path(workbook, chapter);
+    let shown = grading::display_path(workbook, &path);
+    let now = Shipped::of_folder(&workbook.exercise_dir(chapter))?;
+    let recorded = std::fs::read_to_string(&path).unwrap_or_default();
+    let text = now.render(chapter);
+    if recorded == text {
+        findings.ok(format!("{id}: {shown} records the exercise as it is"));
+    } else {
+        write_if_changed(&path, &text)?;
+        findings.fail(format!(
+            "{id}: {shown} did not record the exercise as it is; it has been rewritten: commit it \
+             with the exercise (reset and grade read it)"
+        ));
+    }
     Ok(())
 }
 
@@ -272,12 +400,18 @@ fn verify_exercise_fails(chapter: &Chapter, report: &Report, findings: &mut Find
         .filter(|r| r.outcome.passed())
         .map(|r| r.id.as_str())
         .collect();
-    findings.expect(
+    let skipped = report.hidden().filter(|r| r.outcome.skipped()).count();
+    if skipped > 0 {
+        findings.unproven(format!(
+            "{id}: {skipped} checks were skipped on the untouched exercise, so they are not proven to fail on it"
+        ));
+    }
+    findings.require(
         passing.is_empty(),
         if passing.is_empty() {
             format!(
-                "{id}: the untouched exercise fails all {} hidden checks",
-                report.hidden().count()
+                "{id}: the untouched exercise fails all {} hidden checks that ran",
+                report.hidden().filter(|r| r.outcome.failed()).count()
             )
         } else {
             format!(
@@ -289,25 +423,35 @@ fn verify_exercise_fails(chapter: &Chapter, report: &Report, findings: &mut Find
 }
 
 fn verify_solution_passes(
-    workbook: &Workbook,
     chapter: &Chapter,
     rubric: &Rubric,
     report: &Report,
     findings: &mut Findings,
-) -> Result<()> {
+) {
     let id = &chapter.id;
     if let Some(failure) = &report.compile_failure {
-        let first = failure
-            .errors
-            .first()
-            .map_or(failure.cargo_output.clone(), |e| e.rendered.clone());
         findings.fail(format!(
-            "{id}: the solution does not compile with its checks:\n{first}"
+            "{id}: the solution does not compile with its checks:\n{}",
+            failure.first_message()
         ));
-        return Ok(());
+        return;
+    }
+    let skipped: Vec<&CheckResult> = report
+        .results
+        .iter()
+        .filter(|r| r.outcome.skipped())
+        .collect();
+    if let Some(first) = skipped.first() {
+        let ids: Vec<&str> = skipped.iter().map(|r| r.id.as_str()).collect();
+        findings.unproven(format!(
+            "{id}: {} checks were skipped on the solution ({}): {}",
+            skipped.len(),
+            ids.join(", "),
+            explain(&first.outcome)
+        ));
     }
     for result in &report.results {
-        if !result.outcome.passed() {
+        if result.outcome.failed() {
             findings.fail(format!(
                 "{id}: the solution fails {}: {}",
                 result.id,
@@ -316,7 +460,7 @@ fn verify_solution_passes(
         }
     }
     let all_pass = report.passed;
-    findings.expect(
+    findings.require(
         all_pass,
         format!(
             "{id}: the solution passes all {} checks and {} visible tests (checks ran in {} ms)",
@@ -326,46 +470,41 @@ fn verify_solution_passes(
         ),
     );
     if rubric.learner_tests.is_some() {
-        return Ok(());
+        return;
     }
     // Every test in the check files must be in the rubric, or it would never be graded.
-    let solution = TargetArgs {
-        solution: true,
-        ..TargetArgs::default()
-    };
-    let graded = crate::commands::check::graded_crate(workbook, chapter, &solution)?;
-    let harness_dir = harness::prepare(workbook, chapter, rubric, &graded)?;
-    if let Ok(built) = harness::build(workbook, &harness_dir, &graded, false)? {
-        let listed: Vec<String> = rubric.checks.iter().map(|c| c.test_name()).collect();
-        let strays: Vec<String> = crate::runner::list_tests(&built.test_binary)?
-            .into_iter()
-            .filter(|name| !name.starts_with(harness::VISIBLE_MODULE) && !listed.contains(name))
-            .collect();
-        findings.expect(
-            strays.is_empty(),
-            format!(
-                "{id}: every test in the check files is in the rubric{}",
-                stray_list(&strays)
-            ),
-        );
-    }
-    Ok(())
+    let listed: Vec<String> = rubric.checks.iter().map(|c| c.test_name()).collect();
+    let strays: Vec<String> = report
+        .available_tests
+        .iter()
+        .filter(|name| !name.starts_with(harness::VISIBLE_MODULE) && !listed.contains(name))
+        .cloned()
+        .collect();
+    findings.require(
+        strays.is_empty(),
+        format!(
+            "{id}: every test in the check files is in the rubric{}",
+            stray_list("not in the rubric", &strays)
+        ),
+    );
 }
 
-fn stray_list(strays: &[String]) -> String {
+/// ` (label: a, b)`, or nothing for an empty list.
+fn stray_list(label: &str, strays: &[String]) -> String {
     if strays.is_empty() {
         String::new()
     } else {
-        format!(" (missing: {})", strays.join(", "))
+        format!(" ({label}: {})", strays.join(", "))
     }
 }
 
 fn verify_mutants(
-    workbook: &Workbook,
+    grader: &Grader,
     chapter: &Chapter,
     rubric: &Rubric,
     findings: &mut Findings,
 ) -> Result<()> {
+    let workbook = grader.workbook;
     let id = &chapter.id;
     let all = match mutants::load_all(&workbook.mutants_dir(chapter)) {
         Ok(all) => all,
@@ -374,68 +513,110 @@ fn verify_mutants(
             return Ok(());
         }
     };
-    findings.expect(!all.is_empty(), format!("{id}: has mutants"));
+    findings.require(!all.is_empty(), format!("{id}: has mutants"));
     for mutant in &all {
-        if !rubric
-            .checks
+        let unknown: Vec<&str> = mutant
+            .rejected_by
             .iter()
-            .any(|check| check.id == mutant.rejected_by)
-        {
+            .filter(|named| !rubric.checks.iter().any(|check| &check.id == *named))
+            .map(String::as_str)
+            .collect();
+        if !unknown.is_empty() {
             findings.fail(format!(
-                "{id}: mutant {} names `{}`, which is not a check of the rubric",
-                mutant.name, mutant.rejected_by
+                "{id}: mutant {} names {}, which is not a check of the rubric",
+                mutant.name,
+                unknown.join(", ")
             ));
             continue;
         }
-        let target = TargetArgs {
-            mutant: Some(mutant.name.clone()),
-            ..TargetArgs::default()
-        };
-        let report = match grade_chapter(workbook, chapter, &target, false) {
+        let report = match grader.grade(chapter, &Target::Mutant(mutant.name.clone())) {
             Ok(report) => report,
             Err(error) => {
                 findings.fail(format!("{id}: mutant {}: {error:#}", mutant.name));
                 continue;
             }
         };
-        if !report.compiled {
-            let first = report
-                .compile_failure
-                .as_ref()
-                .and_then(|f| f.errors.first())
-                .map_or(String::new(), |e| e.rendered.clone());
+        if let Some(failure) = &report.compile_failure {
             findings.fail(format!(
-                "{id}: mutant {} does not compile (a mutant must be wrong, not broken):\n{first}",
-                mutant.name
+                "{id}: mutant {} does not compile (a mutant must be wrong, not broken):\n{}",
+                mutant.name,
+                failure.first_message()
             ));
             continue;
         }
-        let rejected = report
-            .result(&mutant.rejected_by)
-            .is_some_and(|r| !r.outcome.passed());
-        let also: Vec<&str> = report
-            .hidden()
-            .filter(|r| !r.outcome.passed() && r.id != mutant.rejected_by)
-            .map(|r| r.id.as_str())
-            .collect();
-        let also = if also.is_empty() {
-            String::new()
-        } else {
-            format!("; also caught by {}", also.join(", "))
-        };
-        if rejected {
-            findings.ok(format!(
-                "{id}: mutant {} is rejected by {}{also}",
-                mutant.name, mutant.rejected_by
-            ));
-        } else {
-            findings.fail(format!(
-                "{id}: mutant {} survives {} ({}){also}",
-                mutant.name, mutant.rejected_by, mutant.description
-            ));
-        }
+        verify_rejection(chapter, mutant, &report, findings);
+    }
+    let unnamed: Vec<&str> = rubric
+        .checks
+        .iter()
+        .filter(|check| !all.iter().any(|m| m.rejected_by.contains(&check.id)))
+        .map(|check| check.id.as_str())
+        .collect();
+    if !unnamed.is_empty() {
+        findings.note(format!(
+            "{id}: no mutant names {} of {} checks ({}); each is proven only to fail on the \
+             untouched exercise",
+            unnamed.len(),
+            rubric.checks.len(),
+            unnamed.join(", ")
+        ));
     }
     Ok(())
+}
+
+/// Every check a mutant names fails on it (a skipped one leaves it unproven).
+fn verify_rejection(
+    chapter: &Chapter,
+    mutant: &mutants::Mutant,
+    report: &Report,
+    findings: &mut Findings,
+) {
+    let id = &chapter.id;
+    let named = mutant.rejected_by.join(", ");
+    let skipped: Vec<String> = mutant
+        .rejected_by
+        .iter()
+        .filter_map(|check| report.result(check))
+        .filter(|r| r.outcome.skipped())
+        .map(|r| format!("{} ({})", r.id, explain(&r.outcome)))
+        .collect();
+    if !skipped.is_empty() {
+        findings.unproven(format!(
+            "{id}: mutant {} is not proven rejected: {} skipped",
+            mutant.name,
+            skipped.join(", ")
+        ));
+        return;
+    }
+    let survived: Vec<&str> = mutant
+        .rejected_by
+        .iter()
+        .filter(|check| !report.result(check).is_some_and(|r| r.outcome.failed()))
+        .map(String::as_str)
+        .collect();
+    let also: Vec<&str> = report
+        .hidden()
+        .filter(|r| r.outcome.failed() && !mutant.rejected_by.contains(&r.id))
+        .map(|r| r.id.as_str())
+        .collect();
+    let also = if also.is_empty() {
+        String::new()
+    } else {
+        format!("; also caught by {}", also.join(", "))
+    };
+    if survived.is_empty() {
+        findings.ok(format!(
+            "{id}: mutant {} is rejected by {named}{also}",
+            mutant.name
+        ));
+    } else {
+        findings.fail(format!(
+            "{id}: mutant {} survives {} ({}){also}",
+            mutant.name,
+            survived.join(", "),
+            mutant.description
+        ));
+    }
 }
 
 /// clippy -D warnings and rustfmt on the solutions (and the workbook's own crates).
@@ -446,9 +627,9 @@ fn lint_solutions(
 ) -> Result<()> {
     let mut packages: Vec<String> = chapters.iter().map(|c| c.solution_crate_name()).collect();
     packages.extend(["xtask", "workbook-figures"].map(str::to_owned));
-    let mut clippy = Command::new(harness::cargo());
+    let mut clippy = Command::new(crate::util::cargo());
     clippy.arg("clippy").arg("--quiet").arg("--all-targets");
-    let mut fmt = Command::new(harness::cargo());
+    let mut fmt = Command::new(crate::util::cargo());
     fmt.arg("fmt").arg("--check");
     for package in &packages {
         clippy.args(["-p", package]);
@@ -460,11 +641,11 @@ fn lint_solutions(
     }
     clippy.args(["--", "-D", "warnings"]);
     let names = packages.join(", ");
-    findings.expect(
+    findings.require(
         quiet_success(&mut clippy, &workbook.root)?,
         format!("clippy -D warnings is clean on {names}"),
     );
-    findings.expect(
+    findings.require(
         quiet_success(&mut fmt, &workbook.root)?,
         format!("rustfmt is clean on {names}"),
     );
@@ -488,9 +669,9 @@ pub fn quiet_success(command: &mut Command, dir: &Path) -> Result<bool> {
 fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
     let summary_path = workbook.root.join("book/src/SUMMARY.md");
     let summary = std::fs::read_to_string(&summary_path).unwrap_or_default();
-    findings.expect(!summary.is_empty(), "book/src/SUMMARY.md exists");
+    findings.require(!summary.is_empty(), "book/src/SUMMARY.md exists");
     for part in &workbook.parts {
-        findings.expect(
+        findings.require(
             summary.contains(&format!("# {}", part.title)),
             format!("SUMMARY.md has the part \"{}\"", part.title),
         );
@@ -506,7 +687,7 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
         } else {
             "a draft entry"
         };
-        findings.expect(
+        findings.require(
             summary.contains(&entry),
             format!("SUMMARY.md lists {} as {kind}: {entry}", chapter.id),
         );
@@ -521,12 +702,12 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
                 .filter(|dir| dir.exists())
                 .map(|dir| grading::display_path(workbook, dir))
                 .collect();
-            findings.expect(
+            findings.require(
                 stray.is_empty(),
                 format!(
                     "{}: a draft chapter has no folders yet{}",
                     chapter.id,
-                    stray_list(&stray)
+                    stray_list("present", &stray)
                 ),
             );
         }
@@ -544,12 +725,94 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
             let known = workbook
                 .chapters()
                 .any(|c| name == c.stem() || name == c.id);
-            findings.expect(
+            findings.require(
                 known,
                 format!("{folder}/{name} belongs to a chapter of the manifest"),
             );
         }
     }
-    let _ = term::color_enabled();
+    Ok(())
+}
+
+/// The page's "predict, then run" programs (`exercises/<chapter>/examples/*.rs`) compile and run
+/// against the solution: built as examples of a copy of the solution that carries the exercise's
+/// library name, each run in the sandbox and expected to exit successfully.
+fn verify_examples(workbook: &Workbook, chapter: &Chapter, findings: &mut Findings) -> Result<()> {
+    let id = &chapter.id;
+    let exercise = workbook.exercise_dir(chapter);
+    let examples: Vec<(String, String)> = rust_files(&exercise.join("examples"))?
+        .into_iter()
+        .map(|file| {
+            let name = file.file_name().unwrap_or_default().to_string_lossy();
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            Ok((format!("examples/{name}"), text))
+        })
+        .collect::<Result<_>>()?;
+    if examples.is_empty() {
+        return Ok(());
+    }
+    let dir = workbook.work_dir().join("examples").join(id);
+    let _lock = FolderLock::acquire(&dir)?;
+    mutants::write_crate_copy(
+        &workbook.solution_dir(chapter),
+        &dir,
+        &mutants::CrateCopy {
+            package: &format!("{}_examples", chapter.crate_name()),
+            library: Some(&chapter.crate_name()),
+            replaced: &examples,
+            mutant: None,
+        },
+    )?;
+    let copy = harness::Graded::at(&dir, "the solution".to_owned(), "examples")?;
+    let built = harness::cargo_build(
+        workbook,
+        &dir,
+        &copy,
+        &["build", "--examples"],
+        harness::BuildOptions::default(),
+    )?;
+    let binaries = match built {
+        harness::BuildOutcome::Built(built) => built.binaries,
+        harness::BuildOutcome::Failed(failure) => {
+            findings.fail(format!(
+                "{id}: the examples do not compile against the solution:\n{}",
+                failure.first_message()
+            ));
+            return Ok(());
+        }
+    };
+    let scratch = dir.join("runs").join(std::process::id().to_string());
+    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let limits = Limits {
+        wall: Duration::from_secs(30),
+        memory_bytes: grading::TESTS_MEMORY_BYTES,
+        output_bytes: grading::OUTPUT_LIMIT_BYTES,
+    };
+    for (name, _) in &examples {
+        let stem = name.trim_start_matches("examples/").trim_end_matches(".rs");
+        let Some((_, binary)) = binaries.iter().find(|(target, _)| target == stem) else {
+            findings.fail(format!("{id}: {name} built no program"));
+            continue;
+        };
+        let (stdout, stderr) = (scratch.join("stdout"), scratch.join("stderr"));
+        let mut command = Command::new(binary);
+        command.current_dir(&scratch).env("NO_COLOR", "1");
+        let finished = sandbox::run(command, limits, &stdout, &stderr)?;
+        let ok = matches!(&finished.ending, Ending::Exited(status) if status.success());
+        if ok {
+            findings.ok(format!(
+                "{id}: {name} compiles and runs against the solution ({:.1} s)",
+                finished.elapsed.as_secs_f64()
+            ));
+        } else {
+            let err = crate::runner::read_head(&stderr, 4_000);
+            findings.fail(format!(
+                "{id}: {name} fails against the solution ({:?}):\n{}",
+                finished.ending,
+                err.trim()
+            ));
+        }
+    }
     Ok(())
 }

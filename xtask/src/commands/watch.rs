@@ -3,7 +3,7 @@
 //! where file events never arrive) and costs nothing for a crate this size.
 
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -12,8 +12,9 @@ use std::time::{Duration, SystemTime};
 use anyhow::Result;
 use clap::Args;
 
-use crate::commands::check::{TargetArgs, grade_chapter, record};
 use crate::commands::{hint, list};
+use crate::grading::{Grader, Target};
+use crate::harness::BuildOptions;
 use crate::progress::Progress;
 use crate::report;
 use crate::sandbox::RawTerminal;
@@ -90,10 +91,17 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style) {
     if style.color {
         print!("\x1b[2J\x1b[H");
     }
-    match grade_chapter(workbook, chapter, &TargetArgs::default(), style.color) {
+    let grader = Grader {
+        build: BuildOptions {
+            color: style.color,
+            show_progress: std::io::stderr().is_terminal(),
+        },
+        ..Grader::new(workbook)
+    };
+    match grader.grade(chapter, &Target::Exercise) {
         Ok(result) => {
             print!("{}", report::render_text(&result, style));
-            if let Err(error) = record(workbook, chapter, &result) {
+            if let Err(error) = Progress::record(workbook, chapter, &result) {
                 eprintln!("note: progress not saved: {error:#}");
             }
             if result.passed {

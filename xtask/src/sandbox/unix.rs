@@ -226,6 +226,12 @@ impl Drop for RawTerminal {
     }
 }
 
+/// For the tests: the status of a process that exited with `code`.
+#[cfg(test)]
+pub fn exited_with(code: i32) -> ExitStatus {
+    ExitStatus::from_raw(code << 8)
+}
+
 /// For the tests: starts the command in a process group of its own.
 #[cfg(test)]
 pub fn leave_group(command: &mut Command) {

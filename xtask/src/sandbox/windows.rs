@@ -355,6 +355,13 @@ impl Drop for RawTerminal {
     }
 }
 
+/// For the tests: the status of a process that exited with `code`.
+#[cfg(test)]
+pub fn exited_with(code: i32) -> ExitStatus {
+    use std::os::windows::process::ExitStatusExt;
+    ExitStatus::from_raw(code as u32)
+}
+
 /// For the tests: starts the command in a process group of its own (it stays in the job).
 #[cfg(test)]
 pub fn leave_group(command: &mut Command) {

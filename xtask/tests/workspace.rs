@@ -1,0 +1,356 @@
+//! The grader grades the copy of the workbook it runs in, resets to what was shipped, and says
+//! when a check could not run: through the real binary, on copies of this repository.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The target folder this test's build uses; the copies share it, as a user's
+/// `CARGO_TARGET_DIR` would make them.
+fn shared_target() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("workbook-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(program: &str, args: &[&str], dir: &Path) {
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A copy of this repository's sources (no build output, no git history) at `dir`, made as a
+/// learner's `cp -a` would.
+fn copy_of_the_workbook(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    for entry in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "book",
+        "exercises",
+        "solutions",
+        "xtask",
+    ] {
+        let from = root().join(entry);
+        if from.is_dir() {
+            copy_tree(&from, &dir.join(entry));
+        } else if from.is_file() {
+            copy_file(&from, &dir.join(entry));
+        }
+    }
+}
+
+/// Copies the folder `from` to `to` as `cp -a` does (contents and modification times; build
+/// output left out).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "target" {
+                copy_tree(&path, &to.join(entry.file_name()));
+            }
+        } else {
+            copy_file(&path, &to.join(entry.file_name()));
+        }
+    }
+}
+
+fn copy_file(from: &Path, to: &Path) {
+    std::fs::copy(from, to).unwrap();
+    let modified = std::fs::metadata(from).unwrap().modified().unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(to)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+}
+
+/// Runs the grader binary in `dir`, the way a stale binary shared through one target folder
+/// runs: built from another copy, told nothing about where it was built.
+fn xtask_in(dir: &Path, args: &[&str], state: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", shared_target())
+        .env("WORKBOOK_STATE_DIR", state)
+        .env("NO_COLOR", "1")
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env_remove("WORKBOOK_POSTGRES_URL")
+        .output()
+        .unwrap()
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "{error}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+/// Removes the grader's folders (`target/workbook/<copy>-<hash>`) of copies that are gone.
+fn forget_work_dirs(copies: &[&Path]) {
+    let Ok(entries) = std::fs::read_dir(shared_target().join("workbook")) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let of_a_copy = copies.iter().any(|copy| {
+            let copy_name = copy.file_name().unwrap().to_string_lossy();
+            name.starts_with(&format!("{copy_name}-"))
+        });
+        if of_a_copy {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+#[test]
+fn two_copies_sharing_a_target_folder_each_grade_their_own_exercise() {
+    let base = scratch("copies");
+    let pid = std::process::id();
+    let first = base.join(format!("first-{pid}"));
+    copy_of_the_workbook(&first);
+    let second = base.join(format!("second-{pid}"));
+    copy_tree(&first, &second);
+    // The second learner has finished ch08; the first has not started.
+    std::fs::copy(
+        root().join("solutions/ch08-full-jitter/src/lib.rs"),
+        second.join("exercises/ch08-full-jitter/src/lib.rs"),
+    )
+    .unwrap();
+
+    let state = base.join("state");
+    let untouched = json(&xtask_in(
+        &first,
+        &["check", "ch08", "--format", "json"],
+        &state,
+    ));
+    let finished = json(&xtask_in(
+        // From a subfolder: the grader walks up to the copy's root.
+        &second.join("exercises/ch08-full-jitter"),
+        &["check", "ch08", "--format", "json"],
+        &state,
+    ));
+    let again = json(&xtask_in(
+        &first,
+        &["check", "ch08", "--format", "json"],
+        &state,
+    ));
+
+    assert_eq!(untouched["workspace"], first.display().to_string());
+    assert_eq!(
+        untouched["score"], 0,
+        "the first copy's exercise is untouched"
+    );
+    assert_eq!(finished["workspace"], second.display().to_string());
+    assert_eq!(
+        finished["passed"], true,
+        "the second copy's exercise is done"
+    );
+    assert_eq!(finished["score"], finished["max_score"]);
+    assert_eq!(
+        again["score"], 0,
+        "grading the second copy left the first alone"
+    );
+    let text = xtask_in(&second, &["check", "ch08"], &state);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(&format!("workbook: {}", second.display())),
+        "the table names the folder graded:\n{text}"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+    forget_work_dirs(&[&first, &second]);
+}
+
+#[test]
+fn reset_brings_back_the_shipped_text_after_a_commit() {
+    let base = scratch("reset");
+    let copy = base.join(format!("reset-{}", std::process::id()));
+    copy_of_the_workbook(&copy);
+    let git = |args: &[&str]| {
+        let mut all = vec![
+            "-c",
+            "user.name=Learner",
+            "-c",
+            "user.email=learner@example.com",
+        ];
+        all.extend_from_slice(args);
+        run("git", &all, &copy);
+    };
+    // A classroom repository: the shipped workbook is its first commit, the learner commits after.
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "the workbook as shipped"]);
+    let exercise = copy.join("exercises/ch08-full-jitter");
+    let lib = exercise.join("src/lib.rs");
+    let shipped = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, format!("{shipped}\npub fn my_work() {{}}\n")).unwrap();
+    std::fs::write(exercise.join("src/notes.rs"), "// mine\n").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "my work on ch08"]);
+
+    let state = base.join("state");
+    let output = xtask_in(&copy, &["reset", "ch08"], &state);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&lib).unwrap(),
+        shipped,
+        "reset restores the shipped text, not the last commit:\n{text}"
+    );
+    assert!(!exercise.join("src/notes.rs").exists(), "{text}");
+    assert!(text.contains("xtask/shipped/ch08.txt"), "{text}");
+    let backups: Vec<PathBuf> = std::fs::read_dir(copy.join(".workbook/backups"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(backups.len(), 1);
+    let backed_up = std::fs::read_to_string(backups[0].join("src/lib.rs")).unwrap();
+    assert!(
+        backed_up.contains("my_work"),
+        "the learner's work is backed up"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+    forget_work_dirs(&[&copy]);
+}
+
+#[test]
+fn without_postgres_the_postgres_checks_are_skipped_and_earn_nothing() {
+    let state = scratch("skipped");
+    let output = xtask_in(
+        &root(),
+        &["check", "ch18", "--solution", "--format", "json"],
+        &state,
+    );
+    let report = json(&output);
+    let results = report["results"].as_array().unwrap();
+    let postgres: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["id"].as_str().unwrap().starts_with("postgres."))
+        .collect();
+    assert!(!postgres.is_empty());
+    for check in &postgres {
+        assert_eq!(check["status"], "skipped", "{check}");
+        assert_eq!(check["earned"], 0, "{check}");
+        assert!(
+            check["reason"]
+                .as_str()
+                .unwrap()
+                .contains("WORKBOOK_POSTGRES_URL"),
+            "a skip says how to run the check: {check}"
+        );
+    }
+    let skipped_points: u64 = postgres.iter().map(|c| c["points"].as_u64().unwrap()).sum();
+    assert_eq!(
+        report["score"].as_u64().unwrap() + skipped_points,
+        report["max_score"].as_u64().unwrap(),
+        "everything but the skipped checks is earned"
+    );
+    assert_eq!(report["skipped"], postgres.len());
+    assert_eq!(report["passed"], true, "a skip is not a failure");
+
+    let text = xtask_in(&root(), &["check", "ch18", "--solution"], &state);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("–  postgres.claims_only_due_rows"), "{text}");
+    assert!(text.contains("skipped (not run here, no points)"), "{text}");
+}
+
+#[test]
+fn grade_scores_skipped_checks_as_the_instructor_says() {
+    // Under target/, so that the submitted crate's manifest finds the workspace it inherits from.
+    let student = root()
+        .join("target/grader-tests")
+        .join(format!("skipped-grade-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&student);
+    copy_tree(
+        &root().join("solutions/ch18-many-publishers"),
+        &student.join("exercises/ch18-many-publishers"),
+    );
+    let grade = |extra: &[&str]| {
+        let mut args = vec!["grade", "ch18", "--workspace", student.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        xtask_in(&root(), &args, &student)
+    };
+    let report = |output: &Output| json(output)["chapters"][0]["report"].clone();
+    let not_earned = report(&grade(&["--format", "json"]));
+    let excluded = report(&grade(&["--format", "json", "--skipped", "excluded"]));
+    assert!(not_earned["score"].as_u64() < not_earned["max_score"].as_u64());
+    assert_eq!(excluded["score"], not_earned["score"]);
+    assert_eq!(
+        excluded["max_score"], excluded["score"],
+        "left out, the skipped checks count neither way"
+    );
+    let junit = grade(&["--format", "junit"]);
+    let xml = String::from_utf8_lossy(&junit.stdout);
+    assert!(
+        xml.contains("<skipped message=\"skipped, no points: "),
+        "{xml}"
+    );
+    assert!(xml.contains(" skipped=\""), "{xml}");
+    let _ = std::fs::remove_dir_all(&student);
+}
+
+#[test]
+fn a_compile_error_in_the_learners_visible_tests_is_theirs_and_told_once() {
+    let dir = root()
+        .join("target/grader-tests")
+        .join(format!("visible-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    copy_tree(&root().join("exercises/ch08-full-jitter"), &dir);
+    let visible = dir.join("tests/visible.rs");
+    let text = std::fs::read_to_string(&visible).unwrap();
+    std::fs::write(
+        &visible,
+        format!("{text}\n#[test]\nfn mine() {{\n    let n: u32 = \"three\";\n}}\n"),
+    )
+    .unwrap();
+    let state = scratch("visible-state");
+    let output = xtask_in(
+        &root(),
+        &["check", "ch08", "--path", dir.to_str().unwrap()],
+        &state,
+    );
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{shown}");
+    assert!(shown.contains("mismatched types"), "{shown}");
+    assert_eq!(shown.matches("mismatched types").count(), 1, "{shown}");
+    assert!(
+        !shown.contains("The hidden checks do not compile"),
+        "the learner's own test is not blamed on the checks:\n{shown}"
+    );
+    assert!(shown.contains("tests/visible.rs"), "{shown}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
