@@ -183,9 +183,10 @@ fn debian_cargo(workbook: &Workbook, target_dir: &Path, subcommand: &str) -> Com
     command
 }
 
-/// Adds every target, the standard library build, and clippy's `-D warnings`.
+/// Adds every target, the standard library build, and clippy's `-D warnings`; one run reports
+/// every crate's findings.
 fn with_targets(command: &mut Command) -> &mut Command {
-    command.arg("-Zbuild-std=std,panic_abort");
+    command.args(["--keep-going", "-Zbuild-std=std,panic_abort"]);
     for target in TARGETS {
         command.args(["--target", target]);
     }
