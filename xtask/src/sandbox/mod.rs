@@ -7,8 +7,10 @@
 //! - Linux: `setrlimit` (address space, file size, CPU time), the check's own process group, and
 //!   the grader as child subreaper: every descendant, even one that left the group with `setsid`
 //!   or double-forked, is found by the mark in its environment and killed.
-//! - macOS: the same limits, but the kernel ignores the address-space limit, so a watchdog sums
-//!   the resident memory of the process tree and kills the tree above the limit.
+//! - macOS: the file-size and CPU-time limits and the process group as on Linux, but the kernel
+//!   ignores the address-space limit, so a watchdog sums the resident memory of the process tree
+//!   and kills the tree above the limit; cleanup kills the tree it saw, the group, and orphans
+//!   that carry the mark.
 //! - Windows: a Job Object holds the whole tree from its first instruction: a memory limit on
 //!   the job, and the job is killed (and closed with kill-on-close) at the end. Files have no
 //!   kernel cap there; the watchdog below stops the tree once an output file passes the cap or
