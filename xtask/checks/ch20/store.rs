@@ -333,7 +333,7 @@ async fn ttl_boundary() {
         Operation::taking(10 * SECOND),
         key("k-ttl-edge"),
     );
-    send(&store, &op, &k, ADA_10, Ok(1)).await;
+    let _ = send(&store, &op, &k, ADA_10, Ok(1)).await;
     // 10 s have passed (the execution). Move to 1 ms before the key's end, then exactly to it.
     tokio::time::advance(ttl - 10 * SECOND - MS).await;
     let before = send(&store, &op, &k, ADA_10, Ok(2)).await;
