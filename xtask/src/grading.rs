@@ -407,7 +407,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
 /// The checks' source folders and the support file, as the runner needs them.
 pub fn sources(workbook: &Workbook, rubric: &Rubric) -> Sources {
     let mut checks_dirs = rubric.dirs();
-    checks_dirs.push(workbook.root.join("xtask/checks"));
+    checks_dirs.push(workbook.root.join("xtask").join("checks"));
     Sources {
         checks_dirs,
         support_file: workbook.support_file(),

@@ -6,6 +6,7 @@
 
 mod class;
 mod commands;
+mod cross;
 mod formats;
 mod grading;
 mod harness;

@@ -9,7 +9,7 @@ use toml::{Table, Value};
 
 use crate::manifest_toml::CrateManifest;
 use crate::util::write_if_changed;
-use crate::workbook::{Chapter, Workbook};
+use crate::workbook::{Chapter, Workbook, read_text_lf};
 
 /// One mutant.
 #[derive(Debug, Deserialize)]
@@ -226,13 +226,19 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> Result
         if path.is_dir() {
             collect(root, &path, files)?;
         } else {
+            // Written with `/` whatever the platform, as mutant edits name their files.
             let relative = path
                 .strip_prefix(root)
                 .expect("below root")
-                .display()
-                .to_string();
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            // Unix line endings whatever the checkout, as mutant `find` strings are written.
+            let text = read_text_lf(&path)
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .with_context(|| format!("reading {} as text", path.display()))?;
             files.push((relative, text));
         }
     }
@@ -286,6 +292,32 @@ fn standalone_manifest(source: &Path, package: &str, library: Option<&str>) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_windows_checkout_is_read_with_unix_paths_and_line_endings() {
+        let dir = std::env::temp_dir().join(format!("workbook-crate-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src").join("retry")).unwrap();
+        std::fs::write(dir.join("src").join("lib.rs"), "mod retry;\r\n").unwrap();
+        std::fs::write(
+            dir.join("src").join("retry").join("policy.rs"),
+            "pub fn attempts() -> u32 {\r\n    3\r\n}\r\n",
+        )
+        .unwrap();
+        let mut files = crate_files(&dir).unwrap();
+        files.sort();
+        assert_eq!(
+            files,
+            [
+                ("src/lib.rs".to_owned(), "mod retry;\n".to_owned()),
+                (
+                    "src/retry/policy.rs".to_owned(),
+                    "pub fn attempts() -> u32 {\n    3\n}\n".to_owned()
+                ),
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn rejected_by_is_one_check_or_a_list() {

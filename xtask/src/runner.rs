@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::sandbox::{self, Ending, Finished, Limits};
+use crate::sandbox::{self, Cause, Ending, Finished, Limits};
 
 /// How one test ended, as the learner will read it.
 #[derive(Debug, Clone, Serialize)]
@@ -286,7 +286,10 @@ fn test_command(binary: &Path, workdir: &Path) -> Command {
         .env("RUST_BACKTRACE", "0")
         .env("INSTA_UPDATE", "no")
         .env("NO_COLOR", "1")
+        // The temporary folder by its Unix and its Windows names.
         .env("TMPDIR", workdir)
+        .env("TMP", workdir)
+        .env("TEMP", workdir)
         .env_remove("RUSTC_BOOTSTRAP");
     command
 }
@@ -372,12 +375,12 @@ pub fn interpret(
             Outcome::Missing
         };
     }
-    if let Some((signal, name)) = sandbox::signal_name(status) {
-        return match signal {
-            libc::SIGXFSZ => Outcome::OutputFlood {
+    if let Some(cause) = sandbox::abnormal_end(status) {
+        return match cause {
+            Cause::FileTooLarge => Outcome::OutputFlood {
                 limit_bytes: limits.output_bytes,
             },
-            libc::SIGXCPU => Outcome::TimedOut {
+            Cause::CpuTime => Outcome::TimedOut {
                 limit_ms: limits.wall.as_millis() as u64,
             },
             _ if stderr.contains("has overflowed its stack") => Outcome::Crashed {
@@ -390,18 +393,18 @@ pub fn interpret(
                     limits.memory_bytes / (1024 * 1024)
                 ),
             },
-            libc::SIGABRT => Outcome::Crashed {
+            Cause::Abort => Outcome::Crashed {
                 reason: "the process aborted (std::process::abort, or a panic during a panic)"
                     .to_owned(),
             },
-            libc::SIGKILL => Outcome::Crashed {
+            Cause::Killed => Outcome::Crashed {
                 reason: format!(
-                    "the process was killed (SIGKILL), most likely for exceeding the {} MiB memory limit",
+                    "the process was killed, most likely for exceeding the {} MiB memory limit",
                     limits.memory_bytes / (1024 * 1024)
                 ),
             },
-            _ => Outcome::Crashed {
-                reason: format!("the process was killed by {name} (signal {signal})"),
+            Cause::Other(description) => Outcome::Crashed {
+                reason: format!("the process was killed by {description}"),
             },
         };
     }
@@ -420,7 +423,7 @@ pub fn interpret(
             !sources
                 .checks_dirs
                 .iter()
-                .any(|dir| location.starts_with(&dir.display().to_string()))
+                .any(|dir| Path::new(location).starts_with(dir))
         });
         return Outcome::Failed {
             message: panic.message,
@@ -499,7 +502,6 @@ mod tests {
         assert_eq!(panic.message, "spread evenly\nsecond line");
     }
 
-    #[cfg(unix)]
     #[test]
     fn a_skip_from_support_is_skipped_and_a_lookalike_elsewhere_fails() {
         let sources = Sources {
@@ -511,7 +513,7 @@ mod tests {
             memory_bytes: 1 << 30,
             output_bytes: 1 << 20,
         };
-        let status = std::os::unix::process::ExitStatusExt::from_raw(101 << 8);
+        let status = sandbox::exited_with(101);
         let panic_at = |location: &str| {
             format!("thread 'pg::claims' panicked at {location}:\n{SKIP_MARKER}no server; set X\n")
         };

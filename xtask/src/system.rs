@@ -31,8 +31,7 @@ pub fn ensure(requirements: &[Requirement]) -> Result<()> {
         return Ok(());
     }
     let packages: Vec<&str> = missing.iter().map(|r| r.package).collect();
-    // SAFETY: geteuid only reads the process's user id.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = crate::sandbox::running_as_root();
     if !root || !Path::new("/usr/bin/apt-get").exists() {
         let needs: Vec<String> = missing
             .iter()
@@ -77,8 +76,7 @@ pub fn postgres_url() -> Result<Option<String>> {
     if let Ok(url) = std::env::var(POSTGRES_URL_VAR) {
         return Ok(Some(url));
     }
-    // SAFETY: geteuid only reads the process's user id.
-    if unsafe { libc::geteuid() } != 0 {
+    if !crate::sandbox::running_as_root() {
         return Ok(None);
     }
     ensure(&[POSTGRES])?;

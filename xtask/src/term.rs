@@ -7,6 +7,7 @@ pub fn color_enabled() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
         && std::env::var_os("CI").is_none()
         && std::io::stdout().is_terminal()
+        && crate::sandbox::terminal_understands_ansi()
 }
 
 /// Styles text when colour is on, and leaves it alone otherwise.

@@ -193,22 +193,23 @@ impl Workbook {
 
     pub fn page(&self, chapter: &Chapter) -> PathBuf {
         self.root
-            .join("book/src")
+            .join("book")
+            .join("src")
             .join(format!("{}.md", chapter.stem()))
     }
 
     /// The folder of the chapter's public checks.
     pub fn checks_dir(&self, chapter: &Chapter) -> PathBuf {
-        self.root.join("xtask/checks").join(&chapter.id)
+        self.root.join("xtask").join("checks").join(&chapter.id)
     }
 
     /// `xtask/checks/support.rs`: helpers every chapter's checks share, `skip` among them.
     pub fn support_file(&self) -> PathBuf {
-        self.root.join("xtask/checks/support.rs")
+        self.root.join("xtask").join("checks").join("support.rs")
     }
 
     pub fn mutants_dir(&self, chapter: &Chapter) -> PathBuf {
-        self.root.join("xtask/mutants").join(&chapter.id)
+        self.root.join("xtask").join("mutants").join(&chapter.id)
     }
 
     /// Cargo's target folder: `CARGO_TARGET_DIR` when set (relative to the current directory,
@@ -267,7 +268,7 @@ pub fn workspace_root() -> Result<PathBuf> {
         .map(Path::to_path_buf)
         .chain(from_cargo)
         .find(|dir| dir.join(MANIFEST).is_file())
-        .map(|dir| dir.canonicalize().unwrap_or(dir))
+        .map(|dir| canonical(&dir).unwrap_or(dir))
         .with_context(|| {
             format!(
                 "{} is not inside a copy of the workbook (no {MANIFEST} here or above); run the \
@@ -463,7 +464,7 @@ impl Rubric {
             return Self::load(&public);
         };
         let dir = private.join(&chapter.id);
-        let dir = dir.canonicalize().with_context(|| {
+        let dir = canonical(&dir).with_context(|| {
             format!("the private checks folder {} does not exist", dir.display())
         })?;
         let mut rubric = Self::load(&dir)?;
@@ -527,6 +528,28 @@ impl Rubric {
     }
 }
 
+/// `path` made absolute with every link resolved, in the form cargo and rustc print: without
+/// the `\\?\` prefix Windows' canonical paths carry, which no other path of the workbook has.
+pub fn canonical(path: &Path) -> std::io::Result<PathBuf> {
+    let resolved = path.canonicalize()?;
+    let plain = resolved
+        .to_str()
+        .and_then(|text| text.strip_prefix(r"\\?\"))
+        .filter(|rest| rest.as_bytes().get(1) == Some(&b':'))
+        .map(PathBuf::from);
+    Ok(plain.unwrap_or(resolved))
+}
+
+/// A file's contents, with Windows line endings read as Unix ones when it is text, so a
+/// checkout made with `core.autocrlf` compares equal to the files the workbook ships.
+pub fn read_text_lf(path: &Path) -> std::io::Result<Vec<u8>> {
+    let bytes = std::fs::read(path)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text.replace("\r\n", "\n").into_bytes(),
+        Err(binary) => binary.into_bytes(),
+    })
+}
+
 /// The `.rs` files directly inside `dir`, sorted by name.
 pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
@@ -585,6 +608,38 @@ fn suite_checks(spec: &LearnerTests, mutants_dir: &Path) -> Result<Vec<CheckSpec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("workbook-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_crlf_checkout_reads_like_the_shipped_file() {
+        let dir = scratch("crlf");
+        std::fs::write(dir.join("unix.rs"), "fn a() {}\nfn b() {}\n").unwrap();
+        std::fs::write(dir.join("windows.rs"), "fn a() {}\r\nfn b() {}\r\n").unwrap();
+        std::fs::write(dir.join("changed.rs"), "fn a() {}\r\nfn c() {}\r\n").unwrap();
+        let read = |name: &str| read_text_lf(&dir.join(name)).unwrap();
+        assert_eq!(read("unix.rs"), read("windows.rs"));
+        assert_ne!(read("unix.rs"), read("changed.rs"));
+    }
+
+    #[test]
+    fn canonical_paths_compare_with_the_workspace_root() {
+        let workspace = workspace_root().unwrap();
+        let root = canonical(&workspace).unwrap();
+        let xtask = canonical(&workspace.join("xtask")).unwrap();
+        assert!(
+            xtask.starts_with(&root),
+            "{} {}",
+            xtask.display(),
+            root.display()
+        );
+        assert!(!root.display().to_string().starts_with(r"\\?\"));
+    }
 
     #[test]
     fn chapter_ids_are_normalized() {

@@ -6,6 +6,13 @@ use std::process::Command;
 
 use serde_json::Value;
 
+// The one platform difference of these tests: how a folder link is made (on Windows it needs
+// Developer Mode or an administrator).
+#[cfg(unix)]
+use std::os::unix::fs::symlink as symlink_dir;
+#[cfg(windows)]
+use std::os::windows::fs::symlink_dir;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -19,7 +26,7 @@ fn student_workspace(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("exercises")).unwrap();
     let link = |from: &str, to: &str| {
-        std::os::unix::fs::symlink(root().join(from), dir.join("exercises").join(to)).unwrap()
+        symlink_dir(root().join(from), dir.join("exercises").join(to)).unwrap()
     };
     link("solutions/ch08-full-jitter", "ch08-full-jitter");
     link("exercises/ch01-strong-medicine", "ch01-strong-medicine");

@@ -59,6 +59,7 @@ fn process_is_gone(pid: u32) -> bool {
 fn hostile_code_fails_only_its_own_checks_and_leaves_no_process() {
     let state = temp_dir("hostile");
     let pid_file = state.join("sleeper.pid");
+    let session_pid_file = state.join("session-sleeper.pid");
     let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(["check", "ch08", "--format", "json", "--path"])
         .arg(fixture("hostile"))
@@ -67,6 +68,7 @@ fn hostile_code_fails_only_its_own_checks_and_leaves_no_process() {
         .current_dir(root())
         .env("WORKBOOK_STATE_DIR", &state)
         .env("HOSTILE_PID_FILE", &pid_file)
+        .env("HOSTILE_SESSION_PID_FILE", &session_pid_file)
         .output()
         .unwrap();
     let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
@@ -118,19 +120,28 @@ fn hostile_code_fails_only_its_own_checks_and_leaves_no_process() {
         "{exited}"
     );
     assert_eq!(result(&report, "cases.forks_a_sleeper")["status"], "passed");
-    assert_eq!(result(&report, "cases.passes")["status"], "passed");
-    assert_eq!(report["score"], 2);
-    assert_eq!(report["max_score"], 10);
-
-    let pid: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(
-        process_is_gone(pid),
-        "the sleeper the check forked (pid {pid}) is still running"
+    assert_eq!(
+        result(&report, "cases.escapes_the_group")["status"],
+        "passed"
     );
+    assert_eq!(result(&report, "cases.passes")["status"], "passed");
+    assert_eq!(report["score"], 3);
+    assert_eq!(report["max_score"], 11);
+
+    for (file, what) in [
+        (&pid_file, "the sleeper the check forked"),
+        (
+            &session_pid_file,
+            "the sleeper the check started with setsid -f",
+        ),
+    ] {
+        let pid: u32 = std::fs::read_to_string(file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(process_is_gone(pid), "{what} (pid {pid}) is still running");
+    }
 }
 
 #[test]

@@ -27,7 +27,7 @@ fn never_sleeps() {
         let started = Instant::now();
         let run = run(max_retries, Service::always_failing());
         let returned = Instant::now();
-        run.result(&setting);
+        let _ = run.result(&setting);
         let instants = run.service.instants();
         let (Some(first), Some(last)) = (instants.first(), instants.last()) else {
             panic!("{setting}, your loop returned without calling the operation at all");

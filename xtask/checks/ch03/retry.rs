@@ -84,6 +84,7 @@ async fn next_attempt_starts_at_once() {
 }
 
 #[tokio::test(start_paused = true)]
+#[allow(clippy::type_complexity)]
 async fn total_time_matches_schedule() {
     let cases: [(&[Step], u32, Duration, Result<u32, AttemptError<u32>>); 3] = [
         (

@@ -86,6 +86,7 @@ impl Probe {
         }
     }
 
+    #[allow(clippy::manual_async_fn)]
     pub fn call(&self) -> impl Future<Output = Result<u32, u32>> + '_ {
         async move {
             let number = {

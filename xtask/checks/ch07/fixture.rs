@@ -70,7 +70,7 @@ impl Setting {
 /// A duration for a message: `100 ms` or `30 s` when that is exact, else `Duration`'s own
 /// `Debug` (`1ns`, `8640000.000000001s`), which is exact to the nanosecond.
 pub fn readable(duration: Duration) -> String {
-    let whole_ms = duration.subsec_nanos() % 1_000_000 == 0;
+    let whole_ms = duration.subsec_nanos().is_multiple_of(1_000_000);
     if duration == Duration::MAX {
         "Duration::MAX".to_owned()
     } else if whole_ms && duration >= MS && duration <= Duration::from_secs(DAY) {

@@ -314,11 +314,11 @@ impl Script {
         if self.poison.contains(payload) {
             return Answer::Permanent;
         }
-        if let Some(left) = self.flaky.get_mut(payload) {
-            if *left > 0 {
-                *left = left.saturating_sub(1);
-                return Answer::Transient;
-            }
+        if let Some(left) = self.flaky.get_mut(payload)
+            && *left > 0
+        {
+            *left = left.saturating_sub(1);
+            return Answer::Transient;
         }
         Answer::Ack
     }

@@ -60,7 +60,7 @@ fn reschedule_gives_the_row_back() {
 fn workers(check: impl FnOnce(&scenarios::Report)) {
     static RUN: OnceLock<Result<scenarios::Report, String>> = OnceLock::new();
     let Some(url) = PostgresStore::url_from_env() else {
-        return skip_postgres();
+        skip_postgres()
     };
     let run = RUN.get_or_init(|| catch(|| scenarios::run_workers(&PostgresDb::new(url, "workers"))));
     check(run.as_ref().unwrap_or_else(|message| panic!("{message}")));

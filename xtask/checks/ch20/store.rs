@@ -140,7 +140,7 @@ async fn mismatched_parameters_rejected() {
         Operation::taking(20 * MS),
         key("k-mismatch"),
     );
-    send(&store, &op, &k, ADA_10, Ok(7)).await;
+    let _ = send(&store, &op, &k, ADA_10, Ok(7)).await;
     let reused = send(&store, &op, &k, ADA_20, Ok(8)).await;
     assert!(
         reused == Err(IdempotencyError::KeyReusedWithDifferentRequest) && op.runs() == 1,
@@ -247,7 +247,7 @@ async fn ttl_expiry() {
         Operation::taking(Duration::ZERO),
         key("k-ttl"),
     );
-    send(&store, &op, &k, ADA_10, Ok(1)).await;
+    let _ = send(&store, &op, &k, ADA_10, Ok(1)).await;
     sleep(DEFAULT_TTL - SECOND).await;
     let before = send(&store, &op, &k, ADA_10, Ok(2)).await;
     assert!(
@@ -276,7 +276,7 @@ async fn ttl_expiry() {
 
     let ttl = 10 * 60 * SECOND;
     let (store, op) = (Store::new(ttl), Operation::taking(Duration::ZERO));
-    send(&store, &op, &k, ADA_10, Ok(1)).await;
+    let _ = send(&store, &op, &k, ADA_10, Ok(1)).await;
     sleep(ttl + SECOND).await;
     let reused = send(&store, &op, &k, ADA_20, Ok(2)).await;
     assert!(
@@ -333,7 +333,7 @@ async fn ttl_boundary() {
         Operation::taking(10 * SECOND),
         key("k-ttl-edge"),
     );
-    send(&store, &op, &k, ADA_10, Ok(1)).await;
+    let _ = send(&store, &op, &k, ADA_10, Ok(1)).await;
     // 10 s have passed (the execution). Move to 1 ms before the key's end, then exactly to it.
     tokio::time::advance(ttl - 10 * SECOND - MS).await;
     let before = send(&store, &op, &k, ADA_10, Ok(2)).await;

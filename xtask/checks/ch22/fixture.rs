@@ -354,10 +354,10 @@ impl Run {
     pub fn records(&self, index: usize) -> Vec<(Instant, StepRecord)> {
         let mut records: Vec<(Instant, StepRecord)> = Vec::new();
         for (at, log) in &self.snapshots {
-            if let Some(record) = log.steps.get(index) {
-                if records.last().is_none_or(|(_, last)| last != record) {
-                    records.push((*at, record.clone()));
-                }
+            if let Some(record) = log.steps.get(index)
+                && records.last().is_none_or(|(_, last)| last != record)
+            {
+                records.push((*at, record.clone()));
             }
         }
         records

@@ -25,8 +25,7 @@ fn stopping() -> StepPolicy {
 fn seen_before(run: &Run, before: Instant) -> Option<(Instant, &StepRecord)> {
     run.snapshots
         .iter()
-        .filter(|(at, _)| *at < before)
-        .last()
+        .rfind(|(at, _)| *at < before)
         .map(|(at, log): &(Instant, SagaLog)| (*at, &log.steps[0]))
 }
 
@@ -221,8 +220,7 @@ async fn compensation_logged() {
         let during = run
             .snapshots
             .iter()
-            .filter(|(at, _)| *at >= call.at && *at < call.at + LATENCY)
-            .last()
+            .rfind(|(at, _)| *at >= call.at && *at < call.at + LATENCY)
             .map(|(_, log)| log.clone());
         let Some(log) = during else {
             panic!(
@@ -253,8 +251,7 @@ async fn compensation_logged() {
         let waiting = run
             .snapshots
             .iter()
-            .filter(|(at, _)| *at >= pair[0].at + LATENCY && *at < pair[1].at)
-            .last()
+            .rfind(|(at, _)| *at >= pair[0].at + LATENCY && *at < pair[1].at)
             .map(|(_, log)| log.steps[1].clone());
         let ok = waiting.as_ref().is_some_and(|record| {
             record.status == StepStatus::Compensating

@@ -31,12 +31,11 @@ async fn a_call_at_the_slow_threshold_is_a_failure() {
         assert_eq!(
             now,
             expected,
-            "with {} and slow_call = {}, two successful calls that each took {} left the breaker \
-             {now:?}; a call that takes at least slow_call counts as a failure, a faster one as \
-             a success",
+            "with {} and slow_call = {}, two successful calls that each took {latency:?} left the \
+             breaker {now:?}; a call that takes at least slow_call counts as a failure, a faster \
+             one as a success",
             describe(&config),
             show(slow),
-            format!("{latency:?}")
         );
     }
 }

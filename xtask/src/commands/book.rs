@@ -152,12 +152,7 @@ fn reports_version(mdbook: &Path) -> bool {
 }
 
 fn open_in_browser(index: &Path) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
-    if Command::new(opener).arg(index).status().is_err() {
+    if crate::sandbox::opener(index).status().is_err() {
         println!("Open {} in your browser.", index.display());
     }
 }

@@ -1,6 +1,7 @@
 //! `cargo xtask ci`: the project's whole test suite, as CI runs it — the unit and integration
 //! tests of every crate, then `verify` over every chapter, the figures and the book, then the
-//! built book in headless Chromium.
+//! cross-platform stage (clippy for macOS, Windows and musl; the sandbox tests under Wine), then
+//! the built book in headless Chromium.
 
 use std::process::{Command, ExitCode};
 use std::time::Instant;
@@ -13,11 +14,24 @@ use crate::workbook::Workbook;
 
 /// Run every test of the project: cargo test, then verify (chapters, mutants, figures, book).
 #[derive(Debug, Args)]
-pub struct CiArgs {}
+pub struct CiArgs {
+    /// Run only the cross-platform stage (clippy on macOS, Windows and musl; Wine tests).
+    #[arg(long)]
+    pub cross_only: bool,
+}
 
-pub fn run(_args: CiArgs) -> Result<ExitCode> {
+pub fn run(args: CiArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
     let started = Instant::now();
+    if args.cross_only {
+        let cross = crate::cross::run(&workbook)?;
+        let passed = cross.clippy_clean && cross.wine_tests_pass;
+        return Ok(if passed {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
     match crate::system::postgres_url()? {
         Some(url) => {
             println!("== PostgreSQL for chapter 18's PostgreSQL track: {url}");
@@ -48,6 +62,14 @@ pub fn run(_args: CiArgs) -> Result<ExitCode> {
         shipped_only: false,
     })? == ExitCode::SUCCESS;
     steps.push(("verify", verified));
+
+    println!(
+        "== other platforms: clippy on {} for the workspace and every harness, the sandbox under Wine",
+        crate::cross::TARGETS.join(", ")
+    );
+    let cross = crate::cross::run(&workbook)?;
+    steps.push(("cross-platform clippy", cross.clippy_clean));
+    steps.push(("sandbox tests under Wine", cross.wine_tests_pass));
 
     println!("== the book in a browser");
     let browsed = crate::commands::book::browser_test(&workbook)? == ExitCode::SUCCESS;

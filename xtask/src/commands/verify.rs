@@ -18,7 +18,7 @@ use crate::sandbox::{self, Ending, Limits};
 use crate::shipped::{self, Shipped};
 use crate::shown_answers;
 use crate::util::{FolderLock, write_if_changed};
-use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
+use crate::workbook::{Chapter, Rubric, Workbook, read_text_lf, rust_files};
 
 /// Prove every chapter (authors and CI): exercises fail, solutions pass, mutants are caught.
 #[derive(Debug, Args)]
@@ -225,8 +225,8 @@ fn verify_crates(
         }
     }
     for given in &rubric.given {
-        let exercise = std::fs::read(workbook.exercise_dir(chapter).join(given));
-        let solution = std::fs::read(workbook.solution_dir(chapter).join(given));
+        let exercise = read_text_lf(&workbook.exercise_dir(chapter).join(given));
+        let solution = read_text_lf(&workbook.solution_dir(chapter).join(given));
         let same = matches!((&exercise, &solution), (Ok(a), Ok(b)) if a == b);
         findings.require(
             same,

@@ -17,6 +17,7 @@ use crate::grading::{Grader, Target};
 use crate::harness::BuildOptions;
 use crate::progress::Progress;
 use crate::report;
+use crate::sandbox::RawTerminal;
 use crate::term::{self, Style};
 use crate::workbook::{Chapter, Workbook};
 
@@ -53,7 +54,7 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
     let style = Style {
         color: term::color_enabled(),
     };
-    let _raw = RawMode::enable();
+    let _raw = RawTerminal::enable();
     let keys = read_keys();
     let watched = workbook.exercise_dir(&chapter);
     let mut seen = snapshot(&watched);
@@ -162,39 +163,4 @@ fn read_keys() -> Receiver<Key> {
         let _ = sender.send(Key::Quit);
     });
     receiver
-}
-
-/// The terminal in non-canonical, no-echo mode while it lives, so a key acts without Enter.
-struct RawMode {
-    saved: Option<libc::termios>,
-}
-
-impl RawMode {
-    fn enable() -> Self {
-        if !std::io::stdin().is_terminal() {
-            return Self { saved: None };
-        }
-        // SAFETY: tcgetattr fills the zeroed struct we own; a zeroed termios is a valid value.
-        let mut settings: libc::termios = unsafe { std::mem::zeroed() };
-        if unsafe { libc::tcgetattr(libc::STDIN_FILENO, &mut settings) } != 0 {
-            return Self { saved: None };
-        }
-        let saved = settings;
-        // ISIG off too: Ctrl-C arrives as a key and quits cleanly, restoring the terminal.
-        settings.c_lflag &= !(libc::ICANON | libc::ECHO | libc::ISIG);
-        settings.c_cc[libc::VMIN] = 1;
-        settings.c_cc[libc::VTIME] = 0;
-        // SAFETY: tcsetattr reads the struct we pass.
-        unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &settings) };
-        Self { saved: Some(saved) }
-    }
-}
-
-impl Drop for RawMode {
-    fn drop(&mut self) {
-        if let Some(saved) = &self.saved {
-            // SAFETY: restores the settings read in `enable`.
-            unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, saved) };
-        }
-    }
 }

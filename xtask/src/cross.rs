@@ -1,0 +1,258 @@
+//! The cross-platform stage of `cargo xtask ci`: the workspace and every chapter's generated
+//! harness pass clippy `-D warnings` (which compiles them: clippy is `cargo check` plus lints)
+//! for macOS, Windows and musl Linux, and the sandbox's own tests run as a Windows program under
+//! Wine.
+//!
+//! rustup offers only the host's standard library here, so this stage uses Debian's Rust
+//! (`rustc-web`, `cargo-web`, `rust-web-clippy`) with its library sources (`rust-web-src`) and
+//! builds each target's standard library (`-Zbuild-std`). Bundled SQLite's C part is compiled
+//! where a C cross compiler exists (mingw-w64 for windows-gnu, musl-gcc for musl); for macOS and
+//! MSVC the build script is told to link a system SQLite instead, which a check never links, so
+//! only the Rust side is checked there.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use toml::{Table, Value};
+
+use crate::grading::{Grader, Target};
+use crate::harness;
+use crate::manifest_toml;
+use crate::system::{self, Requirement};
+use crate::util::write_if_changed;
+use crate::workbook::Workbook;
+
+/// The targets every learner platform builds for (the host, Linux with glibc, is the rest of CI).
+pub const TARGETS: [&str; 5] = [
+    "aarch64-apple-darwin",
+    "x86_64-apple-darwin",
+    "x86_64-pc-windows-msvc",
+    "x86_64-pc-windows-gnu",
+    "x86_64-unknown-linux-musl",
+];
+
+/// The Windows target the sandbox tests run as under Wine: Wine 8 lacks a library today's
+/// `x86_64-pc-windows-gnu` standard library needs at start-up; this one makes older calls.
+const WINE_TARGET: &str = "x86_64-win7-windows-gnu";
+
+const WINE: &str = "/usr/lib/wine/wine64";
+const MINGW_GCC: &str = "x86_64-w64-mingw32-gcc";
+
+/// Debian packages this stage needs.
+const REQUIREMENTS: [Requirement; 7] = [
+    Requirement {
+        program: "/usr/bin/rustc",
+        package: "rustc-web",
+        why: "the cross-platform check (a Rust whose standard library can be rebuilt)",
+    },
+    Requirement {
+        program: "/usr/bin/cargo",
+        package: "cargo-web",
+        why: "the cross-platform check",
+    },
+    Requirement {
+        program: "/usr/lib/rustlib/src/rust/library/std/Cargo.toml",
+        package: "rust-web-src",
+        why: "building the standard library of each target",
+    },
+    Requirement {
+        program: "/usr/bin/clippy-driver",
+        package: "rust-web-clippy",
+        why: "clippy on each target",
+    },
+    Requirement {
+        program: "/usr/bin/x86_64-w64-mingw32-gcc",
+        package: "gcc-mingw-w64-x86-64",
+        why: "SQLite's C part and linking on Windows (GNU)",
+    },
+    Requirement {
+        program: "/usr/bin/musl-gcc",
+        package: "musl-tools",
+        why: "SQLite's C part on musl Linux",
+    },
+    Requirement {
+        program: WINE,
+        package: "wine64",
+        why: "running the sandbox tests as a Windows program",
+    },
+];
+
+/// What the stage found.
+pub struct Outcome {
+    pub clippy_clean: bool,
+    pub wine_tests_pass: bool,
+}
+
+/// Runs the stage and prints how long each part took.
+pub fn run(workbook: &Workbook) -> Result<Outcome> {
+    let started = Instant::now();
+    system::ensure(&REQUIREMENTS)?;
+    let target_dir = workbook.target_dir().join("cross");
+
+    let mut workspace = debian_cargo(workbook, &target_dir, "clippy");
+    workspace.args(["--workspace", "--all-targets"]);
+    let workspace_clean = with_targets(&mut workspace).status()?.success();
+    println!(
+        "   workspace on {} targets: {} ({:.0} s so far)",
+        TARGETS.len(),
+        verdict(workspace_clean),
+        started.elapsed().as_secs_f64()
+    );
+
+    let harnesses = harness_workspace(workbook, &target_dir)?;
+    let mut checks = debian_cargo(workbook, &target_dir, "clippy");
+    checks
+        .args(["--workspace", "--all-targets", "--manifest-path"])
+        .arg(harnesses.join("Cargo.toml"));
+    let harnesses_clean = with_targets(&mut checks).status()?.success();
+    println!(
+        "   every chapter's harness on {} targets: {} ({:.0} s so far)",
+        TARGETS.len(),
+        verdict(harnesses_clean),
+        started.elapsed().as_secs_f64()
+    );
+
+    let mut wine = debian_cargo(workbook, &target_dir, "test");
+    let runner_variable = format!(
+        "CARGO_TARGET_{}_",
+        WINE_TARGET.to_uppercase().replace('-', "_")
+    );
+    wine.args(["-p", "xtask", "--bin", "xtask"])
+        .args(["-Zbuild-std=std,panic_unwind", "--target", WINE_TARGET])
+        // The sandbox, and the reading of Windows checkouts (paths, line endings).
+        .args([
+            "--",
+            "sandbox::",
+            "mutants::tests",
+            "workbook::tests::a_crlf",
+        ])
+        .arg("workbook::tests::canonical")
+        .env(format!("{runner_variable}LINKER"), MINGW_GCC)
+        .env(format!("{runner_variable}RUNNER"), WINE)
+        .env("WINEDEBUG", "-all")
+        .env("WINEPREFIX", target_dir.join("wine"));
+    let wine_tests_pass = wine.status()?.success();
+    println!(
+        "   the sandbox tests under Wine: {} ({:.0} s so far)",
+        verdict(wine_tests_pass),
+        started.elapsed().as_secs_f64()
+    );
+    println!(
+        "   the cross-platform stage took {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(Outcome {
+        clippy_clean: workspace_clean && harnesses_clean,
+        wine_tests_pass,
+    })
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "clean" } else { "FAILED" }
+}
+
+/// Debian's cargo running `subcommand`, building into `target_dir` (apart from the host build,
+/// which it would otherwise invalidate).
+fn debian_cargo(workbook: &Workbook, target_dir: &Path, subcommand: &str) -> Command {
+    let mut command = Command::new("/usr/bin/cargo");
+    // Debian's cargo-clippy and clippy-driver before any rustup proxy of the same name.
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(
+        std::iter::once(PathBuf::from("/usr/bin")).chain(std::env::split_paths(&path)),
+    )
+    .unwrap_or(path);
+    command
+        .arg(subcommand)
+        .arg("--quiet")
+        .current_dir(&workbook.root)
+        .env("PATH", path)
+        .env("CARGO", "/usr/bin/cargo")
+        .env("RUSTC", "/usr/bin/rustc")
+        .env("RUSTDOC", "/usr/bin/rustdoc")
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env_remove("RUSTC_WRAPPER")
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        // No C compiler for macOS or MSVC here: the SQLite build script then only names the
+        // library to link, which a check never does.
+        .env("LIBSQLITE3_SYS_USE_PKG_CONFIG", "1")
+        .env("CC_x86_64_pc_windows_gnu", MINGW_GCC)
+        .env("CC_x86_64_unknown_linux_musl", "musl-gcc");
+    command
+}
+
+/// Adds every target, the standard library build, and clippy's `-D warnings`; one run reports
+/// every crate's findings.
+fn with_targets(command: &mut Command) -> &mut Command {
+    command.args(["--keep-going", "-Zbuild-std=std,panic_abort"]);
+    for target in TARGETS {
+        command.args(["--target", target]);
+    }
+    command.args(["--", "-D", "warnings"])
+}
+
+/// One workspace holding every ready chapter's check harness (graded on the solution), so one
+/// cargo run checks them all: each harness's own manifest is a workspace root of its own.
+fn harness_workspace(workbook: &Workbook, target_dir: &Path) -> Result<PathBuf> {
+    let root = target_dir.join("harnesses");
+    let mut members = Vec::new();
+    let grader = Grader::new(workbook);
+    for chapter in workbook.ready_chapters() {
+        let rubric = grader.rubric(chapter)?;
+        let graded = Target::Solution.graded_crate(workbook, chapter)?;
+        let generated = harness::prepare(workbook, chapter, &rubric, &graded)?;
+        let name = generated
+            .file_name()
+            .context("a harness folder has a name")?
+            .to_owned();
+        let member = root.join(&name);
+        let manifest = std::fs::read_to_string(generated.join("Cargo.toml"))
+            .with_context(|| format!("reading {}", generated.display()))?;
+        let mut table: Table = manifest
+            .parse()
+            .with_context(|| format!("parsing {}", generated.display()))?;
+        table.remove("workspace");
+        table.remove("profile");
+        write_if_changed(&member.join("Cargo.toml"), &table.to_string())?;
+        let source = std::fs::read_to_string(generated.join("checks.rs"))
+            .with_context(|| format!("reading {}", generated.display()))?;
+        write_if_changed(&member.join("checks.rs"), &source)?;
+        members.push(Value::String(name.to_string_lossy().into_owned()));
+    }
+    let mut workspace = Table::from_iter([
+        ("resolver".to_owned(), Value::String("3".to_owned())),
+        ("members".to_owned(), Value::Array(members)),
+    ]);
+    workspace.insert("exclude".to_owned(), Value::Array(Vec::new()));
+    let mut manifest = Table::from_iter([("workspace".to_owned(), Value::Table(workspace))]);
+    if let Some(profiles) = manifest_toml::workspace_profiles(&workbook.root)? {
+        manifest.insert("profile".to_owned(), profiles);
+    }
+    write_if_changed(&root.join("Cargo.toml"), &manifest.to_string())?;
+    let lock = std::fs::read_to_string(workbook.root.join("Cargo.lock")).unwrap_or_default();
+    write_if_changed(&root.join("Cargo.lock"), &lock)?;
+    Ok(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::workbook::workspace_root;
+
+    #[test]
+    fn the_manifest_requires_the_rust_the_readme_names() {
+        let root = workspace_root().unwrap();
+        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+        let before = &readme[..readme
+            .find(" or newer")
+            .expect("the README names a minimum Rust")];
+        let named = before.rsplit_once("Rust ").expect("`Rust X.Y or newer`").1;
+        let manifest: toml::Table = std::fs::read_to_string(root.join("Cargo.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let required = manifest["workspace"]["package"]["rust-version"].as_str();
+        assert_eq!(required, Some(named));
+    }
+}

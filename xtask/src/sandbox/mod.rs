@@ -1,0 +1,170 @@
+//! Running one untrusted test process: limits on memory, output and CPU, a real-time limit, and
+//! no process of its tree left behind. This module is the grader's one platform layer: the rest
+//! of the grader calls [`run`], [`abnormal_end`], [`RawTerminal`], [`terminal_understands_ansi`],
+//! [`opener`] and [`running_as_root`] and never asks which system it is on.
+//!
+//! What holds each guarantee, by platform:
+//! - Linux: `setrlimit` (address space, file size, CPU time), the check's own process group, and
+//!   the grader as child subreaper: every descendant, even one that left the group with `setsid`
+//!   or double-forked, is found by the mark in its environment and killed.
+//! - macOS: the file-size and CPU-time limits and the process group as on Linux, but the kernel
+//!   ignores the address-space limit, so a watchdog sums the resident memory of the process tree
+//!   and kills the tree above the limit; cleanup kills the tree it saw, the group, and orphans
+//!   that carry the mark.
+//! - Windows: a Job Object holds the whole tree from its first instruction: a memory limit on
+//!   the job, and the job is killed (and closed with kill-on-close) at the end. Files have no
+//!   kernel cap there; the watchdog below stops the tree once an output file passes the cap or
+//!   a file in the check's working folder passes `FILE_SIZE_FACTOR` times it.
+
+use std::fs::File;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+#[cfg(unix)]
+#[path = "unix.rs"]
+mod os;
+#[cfg(windows)]
+#[path = "windows.rs"]
+mod os;
+
+pub use os::{RawTerminal, opener, running_as_root, terminal_understands_ansi};
+
+/// What a sandboxed process may use.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub wall: Duration,
+    pub memory_bytes: u64,
+    /// The most a check may print (stdout and stderr each). Any file the process writes (a
+    /// check's SQLite database, say) may grow to `FILE_SIZE_FACTOR` times this before the
+    /// kernel stops it; the grader compares the output files with the limit itself.
+    pub output_bytes: u64,
+}
+
+/// How much larger than the output limit any one file of a check may grow.
+pub const FILE_SIZE_FACTOR: u64 = 8;
+
+/// How the process ended.
+#[derive(Debug)]
+pub enum Ending {
+    Exited(ExitStatus),
+    /// Killed by the grader after its real-time limit.
+    TimedOut,
+}
+
+/// The result of one run.
+#[derive(Debug)]
+pub struct Finished {
+    pub ending: Ending,
+    pub elapsed: Duration,
+    /// The largest resident set the process reached, in KiB.
+    pub peak_memory_kib: u64,
+}
+
+/// Why the system (or the grader) ended a process abnormally, in the same words on every
+/// platform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cause {
+    /// A file grew past its limit (SIGXFSZ, or the watchdog where the kernel has no limit).
+    FileTooLarge,
+    /// The CPU-time limit ran out (SIGXCPU). Windows has no such limit: the time limit holds.
+    #[cfg_attr(windows, expect(dead_code, reason = "only Unix limits CPU time"))]
+    CpuTime,
+    /// The process aborted (`std::process::abort`, a failed allocation, a panic in a panic).
+    Abort,
+    /// Killed from outside: by the grader's memory watchdog, or by the system for want of memory.
+    Killed,
+    /// Anything else, described for the learner ("SIGSEGV (signal 11)").
+    Other(String),
+}
+
+/// Why the process that ended with `status` was stopped, or `None` for an ordinary exit.
+pub fn abnormal_end(status: &ExitStatus) -> Option<Cause> {
+    os::abnormal_end(status)
+}
+
+/// The shortest pause between two looks at a running process; it doubles up to `POLL_MAX`.
+const POLL_MIN: Duration = Duration::from_millis(1);
+const POLL_MAX: Duration = Duration::from_millis(20);
+
+/// Runs `command` with `limits`, its stdout and stderr going to the two files.
+/// Every process of its tree is killed before this returns.
+pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -> Result<Finished> {
+    let out = File::create(stdout).with_context(|| format!("creating {}", stdout.display()))?;
+    let err = File::create(stderr).with_context(|| format!("creating {}", stderr.display()))?;
+    command.stdin(Stdio::null()).stdout(out).stderr(err);
+    let workdir = command.get_current_dir().map(Path::to_path_buf);
+    let started = Instant::now();
+    let mut tree = os::Tree::spawn(command, limits).context("starting the check process")?;
+    let mut pause = POLL_MIN;
+    let mut stopped = false;
+    let ending = loop {
+        if let Some(status) = tree.try_wait().context("waiting for the check process")? {
+            break Ending::Exited(status);
+        }
+        let elapsed = started.elapsed();
+        if elapsed >= limits.wall {
+            break Ending::TimedOut;
+        }
+        if !stopped {
+            let over = if files_over(&[stdout, stderr], workdir.as_deref(), limits) {
+                Some(Cause::FileTooLarge)
+            } else if memory_over(&mut tree, limits) {
+                Some(Cause::Killed)
+            } else {
+                None
+            };
+            if let Some(cause) = over {
+                // The tree ends now; its exit status is read on the next turn.
+                tree.kill_all(cause);
+                stopped = true;
+            }
+        }
+        std::thread::sleep(pause.min(limits.wall - elapsed));
+        pause = (pause * 2).min(POLL_MAX);
+    };
+    let elapsed = started.elapsed();
+    // Children the test left running (a forked sleeper, say) go too.
+    tree.kill_all(Cause::Killed);
+    let peak_memory_kib = tree.finish();
+    Ok(Finished {
+        ending,
+        elapsed,
+        peak_memory_kib,
+    })
+}
+
+/// Where the kernel has no file-size limit: true when an output file passed the output cap, or
+/// a file in the working folder passed `FILE_SIZE_FACTOR` times it.
+fn files_over(outputs: &[&Path], workdir: Option<&Path>, limits: Limits) -> bool {
+    if os::KERNEL_CAPS_FILES {
+        return false;
+    }
+    let size = |path: &Path| std::fs::metadata(path).map_or(0, |meta| meta.len());
+    let file_limit = limits.output_bytes * FILE_SIZE_FACTOR;
+    outputs.iter().any(|file| size(file) > limits.output_bytes)
+        || workdir
+            .and_then(|dir| std::fs::read_dir(dir).ok())
+            .is_some_and(|entries| {
+                entries
+                    .flatten()
+                    .any(|entry| size(&entry.path()) > file_limit)
+            })
+}
+
+/// True when the tree's memory passed the limit where the kernel does not enforce it.
+fn memory_over(tree: &mut os::Tree, limits: Limits) -> bool {
+    tree.watched_memory_bytes()
+        .is_some_and(|bytes| bytes > limits.memory_bytes)
+}
+
+/// For tests elsewhere in the grader: the status of a process that exited with `code`.
+#[cfg(test)]
+pub fn exited_with(code: i32) -> ExitStatus {
+    os::exited_with(code)
+}
+
+#[cfg(test)]
+mod tests;
