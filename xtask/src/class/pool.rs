@@ -258,8 +258,8 @@ impl Slot {
         let mut report: serde_json::Value = match serde_json::from_str(&text) {
             Ok(report @ serde_json::Value::Object(_)) if report["schema"] == GRADE_SCHEMA => report,
             _ => {
-                let ended = match sandbox::signal_name(&status) {
-                    Some((_, name)) => format!("was killed by {name}"),
+                let ended = match sandbox::abnormal_end(&status) {
+                    Some(cause) => format!("ended abnormally: {cause}"),
                     None => format!("exited with {status}"),
                 };
                 return Ok(Err(failure(format!(
@@ -298,29 +298,10 @@ fn grade_command(workbook: &Workbook, settings: &Settings, copy: &Path, target: 
         .env("CARGO_TARGET_DIR", target)
         .env("NO_COLOR", "1")
         .env_remove("GITHUB_OUTPUT");
-    die_with_parent(&mut command);
+    // A student's grading ends when the class run does, however the class run ends.
+    sandbox::die_with_parent(&mut command);
     command
 }
-
-/// A student's grading ends when the class run does, however the class run ends.
-#[cfg(target_os = "linux")]
-fn die_with_parent(command: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: the closure runs in the forked child before exec and only calls prctl, which is
-    // async-signal-safe.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == 0 {
-                Ok(())
-            } else {
-                Err(std::io::Error::last_os_error())
-            }
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn die_with_parent(_command: &mut Command) {}
 
 /// Copies what grading reads — the workspace manifest and lockfile, and the graded chapters'
 /// exercise folders — from `source` into a fresh `copy`. Every file is written anew, so cargo

@@ -4,6 +4,9 @@
 
 use std::collections::BTreeSet;
 use std::io;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Command;
 use std::sync::Once;
 use std::time::Duration;
 
@@ -126,4 +129,69 @@ pub fn still_running(pid: libc::pid_t) -> bool {
         stat.rsplit_once(')')
             .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
     })
+}
+
+/// The processes whose parent is `parent`.
+pub fn children_of(parent: libc::pid_t) -> Vec<libc::pid_t> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<libc::pid_t>().ok())
+        .filter(|&pid| parent_of(pid) == Some(parent))
+        .collect()
+}
+
+/// Kills every process whose command line names a file under `dir`, and waits until they are
+/// gone (up to two seconds).
+pub fn kill_processes_naming(dir: &Path) {
+    // With the separator, so that slot-1 does not match slot-10.
+    let needle = dir.join("").into_os_string().into_encoded_bytes();
+    let own = std::process::id() as libc::pid_t;
+    for _ in 0..100 {
+        let mut found = false;
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|name| name.parse::<libc::pid_t>().ok())
+            else {
+                continue;
+            };
+            let Ok(command_line) = std::fs::read(entry.path().join("cmdline")) else {
+                continue;
+            };
+            if pid != own
+                && command_line
+                    .windows(needle.len())
+                    .any(|window| window == needle.as_slice())
+            {
+                found = true;
+                // SAFETY: kill only sends a signal to the process just found.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+        if !found {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The command's process gets SIGKILL when this one dies.
+pub fn die_with_parent(command: &mut Command) {
+    // SAFETY: the closure runs in the forked child before exec and only calls prctl, which is
+    // async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == 0 {
+                Ok(())
+            } else {
+                Err(io::Error::last_os_error())
+            }
+        });
+    }
 }

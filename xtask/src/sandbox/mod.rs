@@ -1,7 +1,9 @@
 //! Running one untrusted test process: limits on memory, output and CPU, a real-time limit, and
 //! no process of its tree left behind. This module is the grader's one platform layer: the rest
 //! of the grader calls [`run`], [`abnormal_end`], [`RawTerminal`], [`terminal_understands_ansi`],
-//! [`opener`] and [`running_as_root`] and never asks which system it is on.
+//! [`opener`], [`running_as_root`] and, for a class run, [`catch_stop_requests`],
+//! [`stop_requested`], [`kill_own_children`], [`kill_processes_naming`] and [`die_with_parent`],
+//! and never asks which system it is on.
 //!
 //! What holds each guarantee, by platform:
 //! - Linux: `setrlimit` (address space, file size, CPU time), the check's own process group, and
@@ -30,7 +32,10 @@ mod os;
 #[path = "windows.rs"]
 mod os;
 
-pub use os::{RawTerminal, opener, running_as_root, terminal_understands_ansi};
+pub use os::{
+    RawTerminal, catch_stop_requests, die_with_parent, kill_own_children, kill_processes_naming,
+    opener, running_as_root, stop_requested, terminal_understands_ansi,
+};
 
 /// What a sandboxed process may use.
 #[derive(Debug, Clone, Copy)]
@@ -78,6 +83,18 @@ pub enum Cause {
     Killed,
     /// Anything else, described for the learner ("SIGSEGV (signal 11)").
     Other(String),
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cause::FileTooLarge => write!(f, "a file grew past its size limit"),
+            Cause::CpuTime => write!(f, "its CPU time ran out"),
+            Cause::Abort => write!(f, "it aborted"),
+            Cause::Killed => write!(f, "it was killed (out of memory, or from outside)"),
+            Cause::Other(description) => write!(f, "{description}"),
+        }
+    }
 }
 
 /// Why the process that ended with `status` was stopped, or `None` for an ordinary exit.

@@ -4,8 +4,9 @@
 
 use std::io;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
 use std::process::{Command, ExitStatus};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 
 use super::{Cause, FILE_SIZE_FACTOR, Limits};
 
@@ -242,4 +243,55 @@ pub fn leave_group(command: &mut Command) {
 #[cfg(test)]
 pub fn still_running(pid: u32) -> bool {
     family::still_running(pid as libc::pid_t)
+}
+
+/// The signal that asked this process to stop, or 0.
+static STOP_REQUEST: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn remember_stop_request(signal: libc::c_int) {
+    STOP_REQUEST.store(signal, Ordering::SeqCst);
+}
+
+/// Catches Ctrl-C, SIGTERM and SIGHUP: instead of dying at once, the process notes the request
+/// for [`stop_requested`] to report.
+pub fn catch_stop_requests() {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only stores into an atomic, which is async-signal-safe.
+        unsafe {
+            libc::signal(
+                signal,
+                remember_stop_request as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
+}
+
+/// The exit code a process asked to stop should end with (128 + the signal), once asked.
+pub fn stop_requested() -> Option<i32> {
+    match STOP_REQUEST.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(128 + signal),
+    }
+}
+
+/// Kills this process's children, each with the process group it leads.
+pub fn kill_own_children() {
+    for child in family::children_of(std::process::id() as libc::pid_t) {
+        // SAFETY: kill only sends signals: to the child's process group and to the child.
+        unsafe {
+            libc::kill(-child, libc::SIGKILL);
+            libc::kill(child, libc::SIGKILL);
+        }
+    }
+}
+
+/// Kills every process of this user whose command line names a file under `dir`, and waits
+/// until they are gone.
+pub fn kill_processes_naming(dir: &Path) {
+    family::kill_processes_naming(dir);
+}
+
+/// Makes the command's process die with this one, where the system can (Linux).
+pub fn die_with_parent(command: &mut Command) {
+    family::die_with_parent(command);
 }

@@ -355,6 +355,24 @@ impl Drop for RawTerminal {
     }
 }
 
+/// Ctrl-C ends a Windows console process at once, and every sandboxed tree sits in a Job
+/// Object that is killed when its handle closes, so there is nothing to catch.
+pub fn catch_stop_requests() {}
+
+/// Never set on Windows: see [`catch_stop_requests`].
+pub fn stop_requested() -> Option<i32> {
+    None
+}
+
+/// The children of this process are sandboxed in Job Objects, which die with it.
+pub fn kill_own_children() {}
+
+/// Nothing to sweep: each run's Job Object held its whole tree.
+pub fn kill_processes_naming(_dir: &std::path::Path) {}
+
+/// A Job Object already ends the tree with the run; nothing more to set.
+pub fn die_with_parent(_command: &mut Command) {}
+
 /// For the tests: the status of a process that exited with `code`.
 #[cfg(test)]
 pub fn exited_with(code: i32) -> ExitStatus {
