@@ -145,6 +145,9 @@ pub struct Report {
     /// Checks that could not run here (they earn nothing); each result says how to run it.
     pub skipped: usize,
     pub compile_ms: u64,
+    /// True when nothing the checks are built from had changed since the last build, so its
+    /// binary ran without asking cargo.
+    pub build_reused: bool,
     pub run_ms: u64,
     /// Where the learner should look first, when something failed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -246,6 +249,7 @@ impl Report {
             passed: false,
             skipped: 0,
             compile_ms: 0,
+            build_reused: false,
             run_ms: 0,
             start_here: None,
             available_tests: Vec::new(),
@@ -298,7 +302,10 @@ fn grade_checks(request: &Request) -> Result<Report> {
     } = *request;
     let harness_dir = harness::prepare(workbook, chapter, rubric, graded)?;
     let mut report = Report::start(workbook, chapter, rubric, graded);
-    let built = match harness::build(workbook, &harness_dir, graded, build)? {
+    let mut compiled_sources = rubric.dirs();
+    compiled_sources.push(workbook.support_file());
+    compiled_sources.push(graded.visible_tests.clone());
+    let built = match harness::build(workbook, &harness_dir, graded, &compiled_sources, build)? {
         harness::BuildOutcome::Built(built) => built,
         harness::BuildOutcome::Failed(failure) => {
             report.start_here = failure.first_location();
@@ -308,8 +315,9 @@ fn grade_checks(request: &Request) -> Result<Report> {
     };
     report.compiled = true;
     report.compile_ms = built.compile_time.as_millis() as u64;
+    report.build_reused = built.reused;
 
-    let available = runner::list_tests(&built.test_binary)?;
+    let available = built.tests;
     let mut plan: Vec<Planned> = rubric
         .checks
         .iter()

@@ -12,6 +12,7 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use toml::{Table, Value};
 
+use crate::freshness;
 use crate::manifest_toml::{self, CrateManifest};
 use crate::util::stable_hash;
 use crate::util::write_if_changed;
@@ -60,7 +61,11 @@ impl Graded {
 #[derive(Debug)]
 pub struct Built {
     pub test_binary: PathBuf,
+    /// Every test the binary holds.
+    pub tests: Vec<String>,
     pub compile_time: Duration,
+    /// True when the last build was reused without running cargo.
+    pub reused: bool,
 }
 
 /// One compiler error, reduced to what a learner needs.
@@ -273,12 +278,18 @@ struct CargoMessage {
     #[serde(default)]
     executable: Option<PathBuf>,
     #[serde(default)]
+    filenames: Vec<PathBuf>,
+    #[serde(default)]
+    manifest_path: Option<PathBuf>,
+    #[serde(default)]
     message: Option<RustcMessage>,
 }
 
 #[derive(Deserialize)]
 struct CargoTarget {
     name: String,
+    #[serde(default)]
+    kind: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -329,32 +340,58 @@ impl CompileFailure {
     }
 }
 
-/// Compiles the harness at `dir`.
+/// Compiles the harness at `dir`, or reuses its last build when nothing it was built from has
+/// changed (see `freshness`). `sources` are the folders and files the harness compiles beside the
+/// graded crate: the checks, the support file, the visible tests.
 pub fn build(
     workbook: &Workbook,
     dir: &Path,
     graded: &Graded,
+    sources: &[PathBuf],
     options: BuildOptions,
 ) -> Result<BuildOutcome<Built>> {
+    let started = Instant::now();
+    // Reading the inputs, building and stamping happen as one step for each harness, so a stamp
+    // always describes the binary that is there.
+    let _lock = crate::util::FolderLock::acquire(dir)?;
+    let inputs = freshness::inputs(dir, &graded.dir, sources);
+    if let Some(reusable) = inputs
+        .as_ref()
+        .and_then(|inputs| freshness::reusable(dir, inputs))
+    {
+        return Ok(BuildOutcome::Built(Built {
+            test_binary: reusable.test_binary,
+            tests: reusable.tests,
+            compile_time: started.elapsed(),
+            reused: true,
+        }));
+    }
+    freshness::forget(dir);
     let tests = match build_tests(workbook, dir, graded, options)? {
         BuildOutcome::Built(tests) => tests,
         BuildOutcome::Failed(failure) => return Ok(BuildOutcome::Failed(failure)),
     };
     let test_binary = tests
         .binaries
-        .into_iter()
+        .iter()
         .find(|(target, _)| target == "checks")
-        .map(|(_, path)| path);
-    Ok(match test_binary {
-        Some(test_binary) => BuildOutcome::Built(Built {
-            test_binary,
-            compile_time: tests.compile_time,
-        }),
-        None => BuildOutcome::Failed(CompileFailure {
+        .map(|(_, path)| path.clone());
+    let Some(test_binary) = test_binary else {
+        return Ok(BuildOutcome::Failed(CompileFailure {
             errors: Vec::new(),
             cargo_output: "the check harness built no test binary".to_owned(),
-        }),
-    })
+        }));
+    };
+    let listed = crate::runner::list_tests(&test_binary)?;
+    if let Some(inputs) = &inputs {
+        freshness::record(dir, inputs, &tests.local_units, &test_binary, &listed)?;
+    }
+    Ok(BuildOutcome::Built(Built {
+        test_binary,
+        tests: listed,
+        compile_time: tests.compile_time,
+        reused: false,
+    }))
 }
 
 /// Every executable of one build, by target name.
@@ -362,6 +399,8 @@ pub fn build(
 pub struct BuiltTests {
     pub binaries: Vec<(String, PathBuf)>,
     pub compile_time: Duration,
+    /// What the build read for the crates of this workspace (not the registry's).
+    pub local_units: freshness::LocalUnits,
 }
 
 /// Compiles the tests of the crate at `dir` (`cargo test --no-run`) in the workspace's target
@@ -412,6 +451,7 @@ pub fn cargo_build(
     let stderr_reader = std::thread::spawn(move || read_cargo_stderr(stderr, show_progress));
     let stdout = child.stdout.take().context("cargo's stdout")?;
     let mut binaries = Vec::new();
+    let mut local_units = freshness::LocalUnits::default();
     let mut errors: Vec<CompileError> = Vec::new();
     let graded_id_fragment = graded.dir.display().to_string();
     for line in std::io::BufReader::new(stdout).lines() {
@@ -421,6 +461,14 @@ pub fn cargo_build(
         };
         match message.reason.as_str() {
             "compiler-artifact" => {
+                if message.package_id.starts_with("path+") {
+                    local_units.add(
+                        message.manifest_path.as_deref(),
+                        message.target.as_ref().map_or(&[][..], |t| &t.kind[..]),
+                        &message.filenames,
+                        dir,
+                    );
+                }
                 if let (Some(target), Some(executable)) = (message.target, message.executable) {
                     binaries.push((target.name, executable));
                 }
@@ -448,6 +496,7 @@ pub fn cargo_build(
         return Ok(BuildOutcome::Built(BuiltTests {
             binaries,
             compile_time: started.elapsed(),
+            local_units,
         }));
     }
     // The learner's own errors first, the checks' after.

@@ -6,6 +6,7 @@
 
 mod commands;
 mod formats;
+mod freshness;
 mod grading;
 mod harness;
 mod manifest_toml;

@@ -32,40 +32,77 @@ pub struct VerifyArgs {
     /// exercise changed or a merge; nothing is graded.
     #[arg(long, conflicts_with = "no_mutants")]
     pub shipped_only: bool,
+    /// How many chapters to verify at once (default: the number of cores plus one, since a
+    /// chapter often waits on a check's time limit rather than on the processor).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// Words every chapter page has in a `##` heading: the standard shape of a page.
 const PAGE_SECTIONS: &[&str] = &["goals", "exercise", "pitfalls", "checklist", "references"];
 
-/// Problems found so far, printed as they come.
+/// Problems found so far, printed as they come (or kept until their chapter is done, when
+/// chapters are verified side by side).
 #[derive(Default)]
 pub struct Findings {
     pub problems: Vec<String>,
     pub passed: usize,
     /// What could not be proven here because a check was skipped (no database, say).
     pub unproven: Vec<String>,
+    /// The lines not printed yet, when they are kept.
+    kept: Option<String>,
 }
 
 impl Findings {
+    /// Findings whose lines wait for [`Findings::take_lines`] instead of being printed.
+    fn kept() -> Self {
+        Self {
+            kept: Some(String::new()),
+            ..Self::default()
+        }
+    }
+
+    /// Prints a line now, or keeps it.
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        match &mut self.kept {
+            Some(kept) => {
+                kept.push_str(text.as_ref());
+                kept.push('\n');
+            }
+            None => println!("{}", text.as_ref()),
+        }
+    }
+
+    fn take_lines(&mut self) -> String {
+        self.kept.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Adds another set of findings (their lines already shown).
+    fn absorb(&mut self, other: Findings) {
+        self.problems.extend(other.problems);
+        self.passed += other.passed;
+        self.unproven.extend(other.unproven);
+    }
+
     pub fn ok(&mut self, what: impl AsRef<str>) {
         self.passed += 1;
-        println!("  ok    {}", what.as_ref());
+        self.line(format!("  ok    {}", what.as_ref()));
     }
 
     pub fn fail(&mut self, what: impl Into<String>) {
         let what = what.into();
-        println!("  FAIL  {what}");
+        self.line(format!("  FAIL  {what}"));
         self.problems.push(what);
     }
 
     /// Something worth a look that is not a failure.
     pub fn note(&mut self, what: impl AsRef<str>) {
-        println!("  note  {}", what.as_ref());
+        self.line(format!("  note  {}", what.as_ref()));
     }
 
     pub fn unproven(&mut self, what: impl Into<String>) {
         let what = what.into();
-        println!("  SKIP  {what}");
+        self.line(format!("  SKIP  {what}"));
         self.unproven.push(what);
     }
 
@@ -99,23 +136,47 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
             ExitCode::FAILURE
         });
     }
+    // The steps, in the order their findings are shown; they run side by side.
+    let mut steps: Vec<Step> = Vec::new();
     if args.chapters.is_empty() {
-        println!("the workbook");
-        verify_layout(&workbook, &mut findings)?;
-        findings.require(
-            crate::commands::figures::figures(&workbook, true)?,
-            "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
-        );
-        findings.require(
-            crate::commands::book::builds(&workbook)?,
-            "the book builds (mdbook build book)",
-        );
+        steps.push(Box::new(|workbook: &Workbook, findings: &mut Findings| {
+            findings.line("the workbook");
+            verify_layout(workbook, findings)?;
+            findings.require(
+                crate::commands::figures::figures(workbook, true)?,
+                "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
+            );
+            findings.require(
+                crate::commands::book::builds(workbook)?,
+                "the book builds (mdbook build book)",
+            );
+            Ok(())
+        }));
     }
     for chapter in &chapters {
-        verify_chapter(&workbook, chapter, !args.no_mutants, &mut findings)?;
+        let with_mutants = !args.no_mutants;
+        steps.push(Box::new(
+            move |workbook: &Workbook, findings: &mut Findings| {
+                let started = Instant::now();
+                verify_chapter(workbook, chapter, with_mutants, findings)?;
+                findings.line(format!(
+                    "  ({} took {:.1} s)",
+                    chapter.id,
+                    started.elapsed().as_secs_f64()
+                ));
+                Ok(())
+            },
+        ));
     }
-    println!("lint");
-    lint_solutions(&workbook, &chapters, &mut findings)?;
+    let linted = chapters.clone();
+    steps.push(Box::new(
+        move |workbook: &Workbook, findings: &mut Findings| {
+            findings.line("lint");
+            lint_solutions(workbook, &linted, findings)
+        },
+    ));
+    let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
+    run_steps(&workbook, steps, jobs, &mut findings)?;
     println!("\nverify took {:.1} s", started.elapsed().as_secs_f64());
     if !findings.unproven.is_empty() {
         println!(
@@ -142,6 +203,71 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     }
 }
 
+/// One part of a verify whose findings are shown together.
+type Step<'a> = Box<dyn FnOnce(&Workbook, &mut Findings) -> Result<()> + Send + 'a>;
+
+/// The number of cores plus one: while one chapter waits on a check's time limit or on cargo's
+/// lock on the target folder, another can compile or run.
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, usize::from) + 1
+}
+
+/// Runs the steps, `jobs` at a time, and prints each one's findings in order as soon as it and
+/// every step before it are done. Builds still take turns (cargo locks the target folder); the
+/// gain is running one chapter's checks while another compiles. Each chapter keeps its own
+/// harness and mutant folders, so chapters never share a file.
+fn run_steps(
+    workbook: &Workbook,
+    steps: Vec<Step>,
+    jobs: usize,
+    findings: &mut Findings,
+) -> Result<()> {
+    use std::sync::Mutex;
+    use std::sync::mpsc;
+    if jobs == 1 {
+        for step in steps {
+            step(workbook, findings)?;
+        }
+        return Ok(());
+    }
+    let count = steps.len();
+    let queue = Mutex::new(steps.into_iter().enumerate());
+    let (sender, receiver) = mpsc::channel::<(usize, Findings, Result<()>)>();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(count) {
+            let sender = sender.clone();
+            let queue = &queue;
+            scope.spawn(move || {
+                loop {
+                    let next = queue.lock().expect("a verify worker panicked").next();
+                    let Some((index, step)) = next else { break };
+                    let mut kept = Findings::kept();
+                    let result = step(workbook, &mut kept);
+                    if sender.send((index, kept, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let mut done = std::collections::BTreeMap::new();
+        let mut shown = 0;
+        let mut first_error = None;
+        for (index, kept, result) in receiver {
+            done.insert(index, (kept, result));
+            while let Some((mut kept, result)) = done.remove(&shown) {
+                print!("{}", kept.take_lines());
+                findings.absorb(kept);
+                if let Err(error) = result {
+                    first_error.get_or_insert(error);
+                }
+                shown += 1;
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    })
+}
+
 /// Checks one chapter completely.
 pub fn verify_chapter(
     workbook: &Workbook,
@@ -149,7 +275,7 @@ pub fn verify_chapter(
     with_mutants: bool,
     findings: &mut Findings,
 ) -> Result<()> {
-    println!("{chapter}");
+    findings.line(chapter.to_string());
     let rubric = match Rubric::for_chapter(workbook, chapter, None) {
         Ok(rubric) => rubric,
         Err(error) => {
