@@ -32,8 +32,9 @@ pub struct VerifyArgs {
     /// exercise changed or a merge; nothing is graded.
     #[arg(long, conflicts_with = "no_mutants")]
     pub shipped_only: bool,
-    /// How many chapters to verify at once (default: the number of cores plus one, since a
-    /// chapter often waits on a check's time limit rather than on the processor).
+    /// How many chapters to verify at once (default: the number of cores). More hides more of
+    /// the time spent waiting on checks' time limits, but a loaded machine makes a slow check
+    /// look hung: keep it near the number of cores.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
 }
@@ -206,10 +207,10 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
 /// One part of a verify whose findings are shown together.
 type Step<'a> = Box<dyn FnOnce(&Workbook, &mut Findings) -> Result<()> + Send + 'a>;
 
-/// The number of cores plus one: while one chapter waits on a check's time limit or on cargo's
-/// lock on the target folder, another can compile or run.
+/// The number of cores: while one chapter waits on cargo's lock on the target folder or on a
+/// check's time limit, another runs its checks or compiles.
 fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(2, usize::from) + 1
+    std::thread::available_parallelism().map_or(2, usize::from)
 }
 
 /// Runs the steps, `jobs` at a time, and prints each one's findings in order as soon as it and
