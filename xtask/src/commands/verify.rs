@@ -52,6 +52,44 @@ pub struct Findings {
     pub unproven: Vec<String>,
     /// The lines not printed yet, when they are kept.
     kept: Option<String>,
+    /// Gradings done, and the time they spent compiling and running checks.
+    pub graded: Spent,
+}
+
+/// Where a verify's gradings spent their time.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Spent {
+    pub gradings: usize,
+    pub reused_builds: usize,
+    pub compile: Duration,
+    pub run: Duration,
+}
+
+impl Spent {
+    fn add(&mut self, report: &Report) {
+        self.gradings += 1;
+        self.reused_builds += usize::from(report.build_reused);
+        self.compile += Duration::from_millis(report.compile_ms);
+        self.run += Duration::from_millis(report.run_ms);
+    }
+
+    fn absorb(&mut self, other: Spent) {
+        self.gradings += other.gradings;
+        self.reused_builds += other.reused_builds;
+        self.compile += other.compile;
+        self.run += other.run;
+    }
+
+    /// `N gradings: compiling X s, checks Y s`.
+    fn summary(&self) -> String {
+        format!(
+            "{} gradings ({} without cargo): compiling {:.1} s, running checks {:.1} s",
+            self.gradings,
+            self.reused_builds,
+            self.compile.as_secs_f64(),
+            self.run.as_secs_f64()
+        )
+    }
 }
 
 impl Findings {
@@ -83,6 +121,7 @@ impl Findings {
         self.problems.extend(other.problems);
         self.passed += other.passed;
         self.unproven.extend(other.unproven);
+        self.graded.absorb(other.graded);
     }
 
     pub fn ok(&mut self, what: impl AsRef<str>) {
@@ -161,9 +200,10 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
                 let started = Instant::now();
                 verify_chapter(workbook, chapter, with_mutants, findings)?;
                 findings.line(format!(
-                    "  ({} took {:.1} s)",
+                    "  ({} took {:.1} s; {})",
                     chapter.id,
-                    started.elapsed().as_secs_f64()
+                    started.elapsed().as_secs_f64(),
+                    findings.graded.summary()
                 ));
                 Ok(())
             },
@@ -178,7 +218,11 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     ));
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
     run_steps(&workbook, steps, jobs, &mut findings)?;
-    println!("\nverify took {:.1} s", started.elapsed().as_secs_f64());
+    println!(
+        "\nverify took {:.1} s ({jobs} at a time; {})",
+        started.elapsed().as_secs_f64(),
+        findings.graded.summary()
+    );
     if !findings.unproven.is_empty() {
         println!(
             "not proven here, because checks were skipped ({}):",
@@ -289,9 +333,11 @@ pub fn verify_chapter(
 
     let grader = Grader::new(workbook);
     let exercise = grader.grade(chapter, &Target::Exercise)?;
+    findings.graded.add(&exercise);
     verify_exercise_fails(chapter, &exercise, findings);
 
     let solution = grader.grade(chapter, &Target::Solution)?;
+    findings.graded.add(&solution);
     verify_solution_passes(chapter, &rubric, &solution, findings);
 
     if rubric.learner_tests.is_some() {
@@ -657,7 +703,10 @@ fn verify_mutants(
             continue;
         }
         let report = match grader.grade(chapter, &Target::Mutant(mutant.name.clone())) {
-            Ok(report) => report,
+            Ok(report) => {
+                findings.graded.add(&report);
+                report
+            }
             Err(error) => {
                 findings.fail(format!("{id}: mutant {}: {error:#}", mutant.name));
                 continue;
