@@ -42,16 +42,16 @@ pub struct VerifyArgs {
 /// Words every chapter page has in a `##` heading: the standard shape of a page.
 const PAGE_SECTIONS: &[&str] = &["goals", "exercise", "pitfalls", "checklist", "references"];
 
-/// Problems found so far, printed as they come (or kept until their chapter is done, when
-/// chapters are verified side by side).
+/// Problems found so far, printed as they come (or sent to the thread that prints every step's
+/// lines in order, when steps run side by side).
 #[derive(Default)]
 pub struct Findings {
     pub problems: Vec<String>,
     pub passed: usize,
     /// What could not be proven here because a check was skipped (no database, say).
     pub unproven: Vec<String>,
-    /// The lines not printed yet, when they are kept.
-    kept: Option<String>,
+    /// Where lines go when they are not printed here: the step's index, and the printer.
+    sent: Option<(usize, std::sync::mpsc::Sender<Message>)>,
     /// Gradings done, and the time they spent compiling and running checks.
     pub graded: Spent,
 }
@@ -93,27 +93,23 @@ impl Spent {
 }
 
 impl Findings {
-    /// Findings whose lines wait for [`Findings::take_lines`] instead of being printed.
-    fn kept() -> Self {
+    /// Findings of step `index`, whose lines go to `printer`.
+    fn sent(index: usize, printer: std::sync::mpsc::Sender<Message>) -> Self {
         Self {
-            kept: Some(String::new()),
+            sent: Some((index, printer)),
             ..Self::default()
         }
     }
 
-    /// Prints a line now, or keeps it.
+    /// Prints a line now, or sends it to the printer.
     pub fn line(&mut self, text: impl AsRef<str>) {
-        match &mut self.kept {
-            Some(kept) => {
-                kept.push_str(text.as_ref());
-                kept.push('\n');
+        match &self.sent {
+            Some((index, printer)) => {
+                // The printer outlives every step; a send can fail only once it is gone.
+                let _ = printer.send(Message::Line(*index, text.as_ref().to_owned()));
             }
             None => println!("{}", text.as_ref()),
         }
-    }
-
-    fn take_lines(&mut self) -> String {
-        self.kept.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Adds another set of findings (their lines already shown).
@@ -267,6 +263,7 @@ fn run_steps(
     jobs: usize,
     findings: &mut Findings,
 ) -> Result<()> {
+    use std::collections::BTreeMap;
     use std::sync::Mutex;
     use std::sync::mpsc;
     if jobs == 1 {
@@ -277,40 +274,63 @@ fn run_steps(
     }
     let count = steps.len();
     let queue = Mutex::new(steps.into_iter().enumerate());
-    let (sender, receiver) = mpsc::channel::<(usize, Findings, Result<()>)>();
+    let (printer, messages) = mpsc::channel::<Message>();
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(count) {
-            let sender = sender.clone();
+            let printer = printer.clone();
             let queue = &queue;
             scope.spawn(move || {
                 loop {
                     let next = queue.lock().expect("a verify worker panicked").next();
                     let Some((index, step)) = next else { break };
-                    let mut kept = Findings::kept();
-                    let result = step(workbook, &mut kept);
-                    if sender.send((index, kept, result)).is_err() {
+                    let mut step_findings = Findings::sent(index, printer.clone());
+                    let result = step(workbook, &mut step_findings);
+                    step_findings.sent = None;
+                    if printer
+                        .send(Message::Done(index, step_findings, result))
+                        .is_err()
+                    {
                         break;
                     }
                 }
             });
         }
-        drop(sender);
-        let mut done = std::collections::BTreeMap::new();
+        drop(printer);
+        // The lines of the first unfinished step are printed as they come; later steps' lines
+        // wait until every step before them is done.
+        let mut waiting: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        let mut done = BTreeMap::new();
         let mut shown = 0;
         let mut first_error = None;
-        for (index, kept, result) in receiver {
-            done.insert(index, (kept, result));
-            while let Some((mut kept, result)) = done.remove(&shown) {
-                print!("{}", kept.take_lines());
-                findings.absorb(kept);
+        for message in messages {
+            match message {
+                Message::Line(index, line) if index == shown => println!("{line}"),
+                Message::Line(index, line) => waiting.entry(index).or_default().push(line),
+                Message::Done(index, step_findings, result) => {
+                    done.insert(index, (step_findings, result));
+                }
+            }
+            while let Some((step_findings, result)) = done.remove(&shown) {
+                findings.absorb(step_findings);
                 if let Err(error) = result {
                     first_error.get_or_insert(error);
                 }
                 shown += 1;
+                for line in waiting.remove(&shown).unwrap_or_default() {
+                    println!("{line}");
+                }
             }
         }
         first_error.map_or(Ok(()), Err)
     })
+}
+
+/// What a step running beside others tells the printer.
+pub enum Message {
+    /// A line of step `index`.
+    Line(usize, String),
+    /// Step `index` is done: its findings (lines already sent) and how it ended.
+    Done(usize, Findings, Result<()>),
 }
 
 /// Checks one chapter completely.
