@@ -352,14 +352,35 @@ fn expand_line(
     let included = std::fs::read_to_string(&file)
         .with_context(|| format!("reading {} (included as {directive})", file.display()))?;
     let selected = select(&included, selection);
-    let full = format!("{before}{selected}{after}");
     let nested_dir = file
         .parent()
         .map_or_else(|| dir.to_path_buf(), PathBuf::from);
-    let via = via.unwrap_or(&directive).to_owned();
-    for piece in full.lines() {
-        expand_line(piece, &nested_dir, page_line, Some(&via), depth + 1, out)?;
+    let nested_via = via.unwrap_or(&directive).to_owned();
+    // The included text resolves its own includes from its folder; the rest of this line, which
+    // may hold another include, still resolves from this one.
+    let mut expanded = Vec::new();
+    for piece in selected.lines() {
+        expand_line(
+            piece,
+            &nested_dir,
+            page_line,
+            Some(&nested_via),
+            depth + 1,
+            &mut expanded,
+        )?;
     }
+    let mut rest = Vec::new();
+    expand_line(&after, dir, page_line, via, depth + 1, &mut rest)?;
+    if expanded.is_empty() {
+        expanded.push((String::new(), page_line, Some(nested_via)));
+    }
+    expanded[0].0.insert_str(0, &before);
+    let mut rest = rest.into_iter();
+    if let (Some(last), Some((tail, _, _))) = (expanded.last_mut(), rest.next()) {
+        last.0.push_str(&tail);
+    }
+    out.extend(expanded);
+    out.extend(rest);
     Ok(())
 }
 
@@ -783,6 +804,29 @@ fn helper(x: u64) -> u64 {{ let y = x * 2 + 1; let z = y * y - x; z / 3 + y }}
             "{message}"
         );
         assert!(message.contains("line 3"), "{message}");
+    }
+
+    #[test]
+    fn two_includes_on_one_line_both_resolve_from_the_page() {
+        let dir = std::env::temp_dir().join(format!("shown-answers-two-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("book/src/figures")).unwrap();
+        std::fs::write(dir.join("book/src/figures/a.md"), "42").unwrap();
+        std::fs::write(dir.join("book/src/figures/b.md"), "7").unwrap();
+        let page = dir.join("book/src/ch10.md");
+        std::fs::write(
+            &page,
+            "Between {{#include figures/a.md}} and {{#include figures/b.md}} calls.\n",
+        )
+        .unwrap();
+        let expanded = expand_includes(&page);
+        let _ = std::fs::remove_dir_all(&dir);
+        let lines: Vec<String> = expanded
+            .unwrap()
+            .into_iter()
+            .map(|(text, _, _)| text)
+            .collect();
+        assert_eq!(lines, vec!["Between 42 and 7 calls.".to_owned()]);
     }
 
     #[test]

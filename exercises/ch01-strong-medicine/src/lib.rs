@@ -20,10 +20,11 @@ pub mod stubs;
 
 /// Calls `op`, and calls it again at once after each failure, at most `max_retries` more times.
 ///
-/// Returns the first `Ok`, or the error of the last call once the retries are spent.
+/// Returns the first `Ok` as soon as it comes (no call after it), or the error of the last call
+/// once the retries are spent. At most `1 + max_retries` calls; `max_retries = 0` is one call.
+/// Any `u32` is a valid budget, `u32::MAX` included. Nothing waits between calls.
 pub fn retry_immediately<T, E>(max_retries: u32, op: impl FnMut() -> Result<T, E>) -> Result<T, E> {
-    // TODO: keep a count of the retries made so far; loop: call `op()`; return an `Ok` at once;
-    // on `Err`, return that error if no retry is left, otherwise count one retry and call again.
+    // TODO: the retry loop described above.
     let _ = op;
     todo!("retry_immediately(max_retries = {max_retries})")
 }

@@ -83,6 +83,7 @@ impl<R: Rng> Flaky<R> {
     }
 }
 
+// ANCHOR: recovers_after
 /// A service that fails a fixed number of calls, then answers every call.
 #[derive(Debug)]
 pub struct RecoversAfter {
@@ -116,3 +117,4 @@ impl RecoversAfter {
         self.calls
     }
 }
+// ANCHOR_END: recovers_after

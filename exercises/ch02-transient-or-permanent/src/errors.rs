@@ -54,6 +54,7 @@ impl fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
+// ANCHOR: retryability
 /// A classifier's verdict on one error: may the call be tried again, and when?
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Retryability {
@@ -64,3 +65,4 @@ pub enum Retryability {
     /// Transient, and the server said how long to wait before the next try.
     After(Duration),
 }
+// ANCHOR_END: retryability

@@ -10,8 +10,10 @@
 //! 1. [`classify`]: give each [`CallError`] a verdict, a [`Retryability`]:
 //!    - HTTP 408, 429 and the 5xx server errors are `Transient` (the book explains why 501 and
 //!      505 are exceptions); 400, 401, 403, 404 and the other client errors are `Permanent`.
-//!    - A transient status that carries a `Retry-After` value `d` is `After(d)`. A permanent
-//!      status stays `Permanent`, hint or no hint.
+//!      A status nobody listed follows its class (RFC 9110): an unknown 5xx like 500, an
+//!      unknown 4xx like 400.
+//!    - A transient status that carries a `Retry-After` value `d` is `After(d)`, whatever `d`
+//!      (zero included). A permanent status stays `Permanent`, hint or no hint.
 //!    - I/O errors: `ConnectionReset`, `ConnectionAborted`, `TimedOut` and `Interrupted` are
 //!      `Transient`; `InvalidInput`, `PermissionDenied` and `NotFound` are `Permanent`. Decide
 //!      the other kinds yourself, and be ready to defend the choice (book §2.4).
@@ -34,24 +36,23 @@ pub use errors::{CallError, Retryability};
 
 /// The verdict on one error: is it worth trying the same request again, and when?
 pub fn classify(error: &CallError) -> Retryability {
-    // TODO: match on the error's variant and return Transient, Permanent or After(hint),
-    // following the rules in the task list above.
+    // TODO: the verdict for every variant, following the rules in the task list above.
     todo!("classify({error:?})")
 }
 
 /// Calls `op` at most `max_attempts` times and returns its first `Ok`, or an error: the first
 /// permanent one, or the last one when the attempts run out.
 ///
-/// A transient error is retried at once; an `After(d)` error after sleeping `d` on tokio's clock.
+/// A transient error is retried at once; an `After(d)` error after sleeping exactly `d` on
+/// tokio's clock (not rounded, not capped). A permanent error ends the loop whatever attempts are
+/// left, and nothing sleeps after the call whose error is returned.
 pub async fn retry_transient<T, E, F, Fut, C>(max_attempts: u32, op: F, classify: C) -> Result<T, E>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, E>>,
     C: Fn(&E) -> Retryability,
 {
-    // TODO: loop: call `op().await`; on `Ok` return it; on `Err` ask `classify(&error)`.
-    // Permanent: return the error. Out of attempts: return the error. Otherwise sleep the
-    // After hint (if any) with `tokio::time::sleep(hint).await` and call again.
+    // TODO: the loop described above and in the task list.
     let _ = (op, classify);
     todo!("retry_transient(max_attempts = {max_attempts})")
 }

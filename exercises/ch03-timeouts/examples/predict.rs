@@ -1,4 +1,4 @@
-//! Predict, then run (book §3.3): one scripted service, two time limits.
+//! Predict, then run (book §3.4): one scripted service, two time limits.
 //!
 //! Run it with `cargo run -p ch03_timeouts --example predict`. The clock is tokio's
 //! paused clock, so the run takes no real time at all.

@@ -34,13 +34,17 @@ pub use error::AttemptError;
 ///
 /// Returns the operation's value, its own error as [`AttemptError::Failed`], or
 /// [`AttemptError::TimedOut`] once `limit` has passed without an answer.
+///
+/// - An answer (value or error) comes back the moment it arrives; one that arrives at exactly
+///   `limit` is in time.
+/// - A call cut at `limit` is dropped then and there (dropping a future cancels it).
+/// - Any `Duration` is a valid limit: `Duration::ZERO` cuts a call that is not ready at once (it
+///   never means "no limit"), and `Duration::MAX` must not overflow.
 pub async fn call_with_timeout<T, E, Fut>(op: Fut, limit: Duration) -> Result<T, AttemptError<E>>
 where
     Fut: Future<Output = Result<T, E>>,
 {
-    // TODO: race `op` against the clock with `tokio::time::timeout(limit, op)`; turn its
-    // `Ok(outcome)` into your result (the op's error becomes `AttemptError::Failed`) and its
-    // `Err(Elapsed)` into `AttemptError::TimedOut`.
+    // TODO: one attempt under `limit`, as described above.
     drop(op);
     todo!("call_with_timeout(limit = {limit:?})")
 }
@@ -48,7 +52,9 @@ where
 /// Calls `op` at most `attempts` times, each call limited to `limit`, and returns the first `Ok`,
 /// or the last error once the attempts run out.
 ///
-/// A timeout is retried like any other failure, and the next attempt starts at once.
+/// A timeout is retried like any other failure, and so is the operation's own error. Each attempt
+/// is a fresh call with the full `limit` of its own, and starts at the instant the previous one
+/// failed or was cut.
 pub async fn retry_with_timeouts<T, E, F, Fut>(
     op: F,
     attempts: u32,
@@ -58,8 +64,7 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    // TODO: loop: make a fresh call with `op()` and bound it with `call_with_timeout`; on `Ok`
-    // return it; on an error either give up (that was the last attempt) or go round again.
+    // TODO: the retry loop described above.
     let _ = op;
     todo!("retry_with_timeouts(attempts = {attempts}, limit = {limit:?})")
 }

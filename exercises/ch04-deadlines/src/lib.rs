@@ -17,13 +17,14 @@
 //!    - after a failed attempt, give up with its failure (`RetryError::Failed(error)`, or
 //!      `RetryError::TimedOut` if it was cut off) when the attempts are used up, or when the
 //!      sleep `policy.delay_after(attempt)` would end at or past the deadline: do not start it;
-//!    - if `cancel` fires during an attempt or a sleep, return `RetryError::Cancelled` at once;
+//!    - if `cancel` fires during an attempt or a sleep, return `RetryError::Cancelled` at once
+//!      (and when the signal and an answer are ready at the same instant, cancellation wins);
 //!    - if the deadline is already reached before the first attempt, return
 //!      `RetryError::DeadlineExceeded` (or `RetryError::Cancelled` if `cancel` has already
 //!      fired) without calling `op`.
 //!
-//!    Use tokio's clock (`tokio::time::Instant`, `tokio::time::timeout`, `tokio::time::sleep`)
-//!    and `tokio::select!` to race the work against `cancel.cancelled()`.
+//!    All time is tokio's (`tokio::time::Instant` and tokio's timers), so that the paused test
+//!    clock governs it.
 //!
 //! Given, ready-made: [`Policy`] (attempts, per-attempt timeout, sleeps), [`RetryError`] (how the
 //! loop gives up), [`CancelToken`] (the cancel signal), and [`stubs::ScriptedService`] (a service
@@ -50,17 +51,14 @@ pub use policy::Policy;
 /// `max_attempts · per_attempt + delay_after(1) + … + delay_after(max_attempts − 1)`: there is no
 /// sleep after the last attempt. Saturates at `Duration::MAX` instead of overflowing.
 pub fn worst_case_time(policy: &Policy) -> Duration {
-    // TODO: multiply the per-attempt timeout by the number of attempts, then add the sleep after
-    // each attempt except the last (`policy.delay_after(1)` … `policy.delay_after(n - 1)`).
-    // `Duration::saturating_mul` and `Duration::saturating_add` never overflow.
+    // TODO: the sum described above, exact to the nanosecond, saturating instead of overflowing.
     todo!("worst_case_time({policy:?})")
 }
 
 /// The time budget to hand to a downstream call: what the parent had left, minus what has been
 /// spent since, minus a safety `margin` for the trip back. Zero when nothing is left, never a panic.
 pub fn child_deadline(parent_remaining: Duration, spent: Duration, margin: Duration) -> Duration {
-    // TODO: subtract `spent`, then `margin`, from `parent_remaining`, stopping at zero.
-    // Plain `-` on `Duration` panics when the result would be negative.
+    // TODO: the budget described above; every combination of inputs has an answer.
     todo!(
         "child_deadline(parent_remaining = {parent_remaining:?}, spent = {spent:?}, margin = {margin:?})"
     )
@@ -71,9 +69,12 @@ pub fn child_deadline(parent_remaining: Duration, spent: Duration, margin: Durat
 ///
 /// - No attempt starts at or after `deadline`; each attempt is cut off after
 ///   `min(per_attempt, time left)`, so the last one ends at the deadline at the latest.
-/// - A sleep that would end at or past the deadline is not started: the loop gives up at once
-///   with the last failure instead.
-/// - `cancel` interrupts an attempt or a sleep the moment it fires.
+/// - The sleep after failed attempt `k` is `policy.delay_after(k)`. A sleep that would end at or
+///   past the deadline is not started: the loop gives up at once with the last failure instead.
+///   A sleep that ends before the deadline is taken, however little time it leaves.
+/// - `cancel` interrupts an attempt or a sleep the moment it fires. When the cancel signal and
+///   an answer are ready at the same instant, cancellation wins. Cancelled before the first
+///   attempt, the loop returns `Cancelled` even if the deadline has passed too.
 pub async fn retry_until<T, E, F, Fut>(
     deadline: Instant,
     policy: &Policy,
@@ -84,10 +85,7 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    // TODO: check `cancel` and the deadline first; then loop: race
-    // `tokio::time::timeout(min(per_attempt, time left), op())` against `cancel.cancelled()`
-    // with `tokio::select!`; on `Ok` return the value; otherwise give up or sleep (racing the
-    // sleep against `cancel.cancelled()` too) and try again.
+    // TODO: the loop described above and in the task list.
     let _ = (op, cancel);
     todo!(
         "retry_until(deadline in {:?}, {policy:?})",

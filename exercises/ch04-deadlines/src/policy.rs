@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+// ANCHOR: policy
 /// How many attempts, how long each may take, and the sleeps between them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
@@ -59,3 +60,4 @@ impl Policy {
         }
     }
 }
+// ANCHOR_END: policy

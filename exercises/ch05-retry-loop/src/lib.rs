@@ -10,19 +10,20 @@
 //! and what to tell the operator (a *hook*). The struct and [`Retry::new`] are given.
 //!
 //! 1. [`delay_before_retry`]: at most one retry is immediate. The first retry keeps the delay the
-//!    policy proposes, even zero; for any later retry a zero delay becomes [`MIN_DELAY`].
-//!    Non-zero delays pass unchanged.
-//! 2. [`Retry::when`] and [`Retry::notify`]: builder methods that store the classifier and the
-//!    hook (boxed) and return the updated `Retry`.
-//! 3. [`Retry::run`]: call `op`; on `Ok` return it. On `Err`:
-//!    - if the classifier says no, return that error at once;
-//!    - ask the policy for the next delay; on `None` return that error (the last one, as is);
-//!    - otherwise call the hook with a [`RetryEvent`] (the attempt that failed, counted from 1,
-//!      the delay you are about to sleep, the error), *then* sleep with `tokio::time::sleep`,
-//!      and try again.
-//!
-//!    Every run starts a fresh policy from the factory: two runs of one `Retry` sleep the same
-//!    delays. Never sleep after the last attempt, and never call the hook once you give up.
+//!    policy proposes, even zero; for any later retry an exact zero becomes [`MIN_DELAY`]. Every
+//!    non-zero delay, however small, passes unchanged.
+//! 2. [`Retry::when`] and [`Retry::notify`]: builder methods that replace the classifier, or the
+//!    hook, and keep everything else, so they can be called in either order.
+//! 3. [`Retry::run`]: call `op` until it succeeds, the classifier rejects its error, or the policy
+//!    says `None`; return the first `Ok`, or that last error exactly as `op` returned it.
+//!    - A rejected error ends the loop at once: no hook call, no sleep, and no delay taken from
+//!      the policy.
+//!    - Before each retry, the hook hears a [`RetryEvent`] (the attempt that failed, counted from
+//!      1, the delay about to be slept after the rule of task 1, the error); then the loop sleeps
+//!      exactly that delay on tokio's clock.
+//!    - Every run starts a fresh policy from the factory: two runs of one `Retry` sleep the same
+//!      delays. Never sleep before the first call or after the last one, and never call the hook
+//!      once you give up.
 //!
 //! The stub in [`stubs`] fails with scripted errors; `tests/visible.rs` uses it, and the grader
 //! adds hidden checks of its own. Once `run` works, `cargo run -p ch05_retry_loop --example predict`
@@ -42,8 +43,7 @@ pub use types::{MIN_DELAY, RetryEvent};
 /// The first retry may go at once. A zero delay for any later retry is raised to [`MIN_DELAY`].
 /// Non-zero delays pass unchanged.
 pub fn delay_before_retry(retry: u32, proposed: Duration) -> Duration {
-    // TODO: keep `proposed`, except when it is zero and this is not the first retry:
-    // then return MIN_DELAY.
+    // TODO: the rule described above.
     todo!("delay_before_retry(retry = {retry}, proposed = {proposed:?})")
 }
 
@@ -87,8 +87,7 @@ where
     /// Retries only the errors for which `classifier` returns `true`; any other error is returned
     /// at once, without a hook call and without a sleep.
     pub fn when(self, classifier: impl Fn(&E) -> bool + 'a) -> Self {
-        // TODO: return `self` with its classifier replaced by `Box::new(classifier)`
-        // (struct update syntax: `Self { classifier: …, ..self }`).
+        // TODO: this `Retry`, with this classifier and everything else unchanged.
         let _ = classifier;
         todo!("Retry::when")
     }
@@ -96,7 +95,7 @@ where
     /// Calls `hook` once per retry, just before the loop sleeps, with the attempt that failed,
     /// the delay about to be slept and the error.
     pub fn notify(self, hook: impl Fn(&RetryEvent<'_, E>) + 'a) -> Self {
-        // TODO: return `self` with its hook replaced by `Box::new(hook)`.
+        // TODO: this `Retry`, with this hook and everything else unchanged.
         let _ = hook;
         todo!("Retry::notify")
     }
@@ -111,10 +110,7 @@ where
         Op: FnMut() -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        // TODO: make a fresh policy: `(self.make_policy)().into_iter()`. Then loop: call
-        // `op().await`; return `Ok` at once; on `Err`, stop if `(self.classifier)(&error)` is
-        // false or the policy yields `None`; otherwise apply `delay_before_retry`, call
-        // `(self.hook)(&RetryEvent { … })`, sleep, and count the attempt.
+        // TODO: the loop described above and in the task list (book §5.3).
         let _ = (op, &self.make_policy, &self.classifier, &self.hook);
         todo!("Retry::run")
     }

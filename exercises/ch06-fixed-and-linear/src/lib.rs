@@ -37,18 +37,17 @@ impl Iterator for Fixed {
 
     /// The delay before the next retry, or `None` once `max_retries` delays have been handed out.
     fn next(&mut self) -> Option<Duration> {
-        // TODO: count the delays handed out in `self.retries`; once it reaches
-        // `self.max_retries`, return None; otherwise count one more and return `self.delay`.
+        // TODO: `delay`, exactly `max_retries` times; then None, and None ever after.
         todo!("Fixed::next() with {self:?}")
     }
 }
 
 impl Linear {
-    /// The delay before retry number `retry + 1` (so `retry` counts from 0, like chapter 8's
-    /// `attempt`): `initial + retry · increment`, saturating at `Duration::MAX`.
+    /// The delay before retry number `retry + 1` (so `retry` counts from 0, as chapters 7 and 8
+    /// count `attempt`): `initial + retry · increment`, saturating at `Duration::MAX`.
     pub fn delay(&self, retry: u32) -> Duration {
-        // TODO: compute initial + retry · increment with `Duration::saturating_mul` and
-        // `Duration::saturating_add`; plain `*` and `+` panic on overflow.
+        // TODO: initial + retry · increment, exact to the nanosecond; for any input, a result
+        // too long for a Duration is Duration::MAX (never a panic, never a wrap-around).
         todo!("Linear::delay(retry = {retry}) with {self:?}")
     }
 }
@@ -58,7 +57,8 @@ impl Iterator for Linear {
 
     /// The delay before the next retry, or `None` once `max_retries` delays have been handed out.
     fn next(&mut self) -> Option<Duration> {
-        // TODO: like `Fixed::next`, but the delay is `self.delay(self.retries)`.
+        // TODO: delay(0), delay(1), … exactly `max_retries` times; then None, and None ever
+        // after.
         todo!("Linear::next() with {self:?}")
     }
 }
@@ -67,16 +67,16 @@ impl Iterator for Linear {
 /// their first call at t = 0 and saw it fail, follow the same `schedule` of delays in step.
 ///
 /// `schedule` lists the delays before retries 1, 2, 3, … (what a policy yields). Retry `r`
-/// arrives at the sum of the first `r` delays. Window `k` covers `[k · window, (k + 1) · window)`.
-/// The result runs from window 0 up to the window of the last retry; an empty schedule gives an
-/// empty `Vec`.
+/// arrives at the sum of the first `r` delays (a sum too long for a `Duration` is
+/// `Duration::MAX`). Window `k` covers `[k · window, (k + 1) · window)`: an arrival exactly on a
+/// boundary counts in the later window, whatever the window's length (not only whole
+/// milliseconds). The result runs from window 0 up to the window of the last retry; an empty
+/// schedule gives an empty `Vec`.
 ///
 /// # Panics
 ///
 /// If `window` is zero.
 pub fn load_per_window(schedule: &[Duration], clients: usize, window: Duration) -> Vec<usize> {
-    // TODO: add up the delays to get each retry's arrival time; find its window with integer
-    // division (`as_nanos()` of both durations), never with floats or rounding; make the Vec
-    // long enough for the last retry's window, and add `clients` to each retry's window.
+    // TODO: the histogram described above, exact at every window boundary.
     todo!("load_per_window(schedule = {schedule:?}, clients = {clients}, window = {window:?})")
 }

@@ -54,8 +54,7 @@ impl Exponential {
         cap: Duration,
         max_retries: u32,
     ) -> Result<Self, InvalidBackoff> {
-        // TODO: return the matching `InvalidBackoff` for a zero base, a zero factor, or a base
-        // above the cap; otherwise build the schedule with `yielded: 0`.
+        // TODO: the schedule, with no delay yielded yet; or the first refusal that applies.
         todo!(
             "Exponential::new(base = {base:?}, factor = {factor}, cap = {cap:?}, max_retries = {max_retries})"
         )
@@ -64,9 +63,8 @@ impl Exponential {
     /// The delay before retry number `retry` (counted from 0): `min(cap, base · factor^retry)`,
     /// exact to the nanosecond, for every `retry` up to `u32::MAX`.
     pub fn delay(&self, retry: u32) -> Duration {
-        // TODO: compute base · factor^retry in integer nanoseconds (`Duration::as_nanos` gives a
-        // u128) with saturating or checked arithmetic, take the minimum with the cap, and turn
-        // the result back into a `Duration`.
+        // TODO: min(cap, base · factor^retry), exact to the nanosecond for every retry up to
+        // u32::MAX, including caps one nanosecond either side of base · factor^k.
         todo!("Exponential::delay(retry = {retry}) for {self:?}")
     }
 }
@@ -76,8 +74,8 @@ impl Iterator for Exponential {
 
     /// The delay before the next retry, or `None` once `max_retries` delays have been given.
     fn next(&mut self) -> Option<Duration> {
-        // TODO: after `max_retries` delays return `None`; otherwise return `delay(yielded)` and
-        // count it.
+        // TODO: delay(0), delay(1), … exactly `max_retries` times (any number up to u32::MAX),
+        // then None, and None ever after.
         todo!("Exponential::next() for {self:?}")
     }
 }

@@ -5,12 +5,15 @@
 //!
 //! ## Your task
 //!
-//! 1. [`full_jitter`]: return a delay drawn uniformly from `[0, min(cap, base · 2^attempt)]`.
-//!    `attempt` is 0 for the sleep after the first failure. It must not panic or wrap around
-//!    for any `attempt`, up to `u32::MAX`.
-//! 2. [`retry_with_backoff`]: call `op` at most `attempts` times; return the first `Ok`, or the
-//!    **last** `Err` when the attempts run out. Between two attempts, sleep a `full_jitter` delay
-//!    with `tokio::time::sleep` — never before the first attempt, never after the last.
+//! 1. [`full_jitter`]: return a delay drawn uniformly from `[0, min(cap, base · 2^attempt)]`,
+//!    both ends included, at nanosecond resolution. `attempt` is 0 for the sleep after the first
+//!    failure. The ceiling must be exact for every `attempt` up to `u32::MAX`: no panic, no
+//!    wrap-around, never above `base · 2^attempt` nor the cap, never short of either.
+//! 2. [`retry_with_backoff`]: call `op` at most `attempts` times (`attempts = 0` counts as 1, and
+//!    any count up to `u32::MAX` is allowed); return the first `Ok`, or the **last** `Err` when the
+//!    attempts run out. Between two attempts, and only there, sleep on tokio's clock: the sleep
+//!    before retry `r` (counted from 0) is `full_jitter(r, base, cap, rng)`, one draw from `rng`
+//!    per sleep.
 //!
 //! The two stubs in [`stubs`] drive the exercise: one fails twice and then succeeds, one always
 //! fails. `tests/visible.rs` uses them; the grader adds hidden checks of its own.
@@ -26,8 +29,7 @@ pub mod stubs;
 ///
 /// `attempt` is 0 for the sleep after the first failure, 1 after the second, and so on.
 pub fn full_jitter(attempt: u32, base: Duration, cap: Duration, rng: &mut impl Rng) -> Duration {
-    // TODO: compute the ceiling min(cap, base · 2^attempt) without overflowing,
-    // then draw uniformly from [0, ceiling] (`rand::RngExt::random_range` accepts Duration ranges).
+    // TODO: one uniform draw from [0, min(cap, base · 2^attempt)], exact for every attempt.
     let _ = rng;
     todo!("full_jitter(attempt = {attempt}, base = {base:?}, cap = {cap:?})")
 }
@@ -46,8 +48,8 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    // TODO: loop: call `op().await`; on `Ok` return it; on `Err` either give up (that was the
-    // last attempt) or sleep `full_jitter(retry, base, cap, rng)` and try again.
+    // TODO: the loop the task statement describes. (To call `op` more than once, the binding
+    // must be mutable: `mut op: F`.)
     let _ = (op, rng);
     todo!("retry_with_backoff(attempts = {attempts}, base = {base:?}, cap = {cap:?})")
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use ch08_full_jitter::stubs::FlakyService;
+use ch08_full_jitter::stubs::{FlakyService, StubError};
 use ch08_full_jitter::{full_jitter, retry_with_backoff};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -11,6 +11,7 @@ use rand::rngs::StdRng;
 const BASE: Duration = Duration::from_millis(50);
 const CAP: Duration = Duration::from_millis(500);
 
+// ANCHOR: seeded
 #[test]
 fn first_delay_is_at_most_base() {
     let mut rng = StdRng::seed_from_u64(8);
@@ -18,6 +19,7 @@ fn first_delay_is_at_most_base() {
         assert!(full_jitter(0, BASE, CAP, &mut rng) <= BASE);
     }
 }
+// ANCHOR_END: seeded
 
 #[tokio::test(start_paused = true)]
 async fn fails_twice_then_succeeds_on_the_third_call() {
@@ -36,3 +38,19 @@ async fn permanent_failure_uses_every_attempt() {
     assert!(result.is_err());
     assert_eq!(service.calls(), 3);
 }
+
+// ANCHOR: paused
+#[tokio::test(start_paused = true)]
+async fn permanent_failure_sleeps_at_most_150_ms() {
+    let service = FlakyService::always_fails();
+    let mut rng = StdRng::seed_from_u64(7);
+    let start = tokio::time::Instant::now();
+
+    let result = retry_with_backoff(|| service.call(), 3, BASE, CAP, &mut rng).await;
+
+    assert_eq!(result, Err(StubError { call: 3 }));
+    assert_eq!(service.calls(), 3);
+    // Two sleeps at most: 50 ms + 100 ms in the worst case, and none after the last call.
+    assert!(start.elapsed() <= Duration::from_millis(150));
+}
+// ANCHOR_END: paused

@@ -6,16 +6,19 @@
 //! ## Your task
 //!
 //! Two backoff policies, each an `Iterator<Item = Duration>` that owns its random generator and
-//! yields exactly `max_retries` delays, then `None` (and `None` again if asked again).
+//! yields exactly `max_retries` delays (any number up to `u32::MAX`), then `None` (and `None`
+//! again if asked again).
 //!
 //! 1. [`EqualJitter`]: the delay before retry number `attempt` (counted from 0) is drawn
 //!    uniformly from `[t/2, t]`, where `t = min(cap, base · 2^attempt)`:
 //!    `sleep = t/2 + random_between(0, t/2)`. Never below `t/2`, never above `t`. Use the given
-//!    [`backoff_ceiling`] for `t`: it never overflows.
+//!    [`backoff_ceiling`] for `t`: it never overflows. At the cap, the delays still spread over
+//!    `[cap/2, cap]`, and every delay's random part is a fresh draw.
 //! 2. [`DecorrelatedJitter`]: each delay is `min(cap, random_between(base, previous · 3))`, where
 //!    `previous` is the delay yielded last, or `base` before the first one. Never below `base`,
-//!    never above `cap`, never above `3 · previous`. `previous · 3` must saturate instead of
-//!    overflowing. If `base > cap`, lower `base` to `cap` in `new`: the cap always wins.
+//!    never above `cap`, never above `3 · previous`; from the cap it can fall back. `previous · 3`
+//!    must saturate instead of overflowing. If `base > cap`, lower `base` to `cap` in `new`: the
+//!    cap always wins.
 //! 3. Both: the same seed gives the same sequence, and every delay comes from the generator the
 //!    policy owns (no global state shared between two policies).
 //!
@@ -50,7 +53,7 @@ pub struct EqualJitter<R> {
 impl<R: Rng> EqualJitter<R> {
     /// A policy of `max_retries` delays that draws its randomness from `rng`.
     pub fn new(base: Duration, cap: Duration, max_retries: u32, rng: R) -> Self {
-        // TODO: store the settings and the generator; no delay has been yielded yet.
+        // TODO: a policy that has yielded no delay yet.
         let _ = rng;
         todo!("EqualJitter::new(base = {base:?}, cap = {cap:?}, max_retries = {max_retries})")
     }
@@ -60,10 +63,9 @@ impl<R: Rng> Iterator for EqualJitter<R> {
     type Item = Duration;
 
     fn next(&mut self) -> Option<Duration> {
-        // TODO: once `max_retries` delays have been yielded, return None. Otherwise take
-        // t = backoff_ceiling(attempt, base, cap), count this attempt, and return
-        // t/2 + a uniform draw from [0, t - t/2] (`rand::RngExt::random_range` accepts
-        // Duration ranges; `..=` includes the end).
+        // TODO: the delay before the next retry, uniform over [t/2, t] with both ends possible
+        // (t counts whole nanoseconds and may be odd); None once `max_retries` delays have been
+        // yielded, and ever after.
         let _ = &mut self.rng;
         todo!(
             "EqualJitter::next (attempt {} of {}, base = {:?}, cap = {:?})",
@@ -97,8 +99,8 @@ impl<R: Rng> DecorrelatedJitter<R> {
     ///
     /// The cap is a promise no delay breaks, so a `base` above `cap` is lowered to `cap`.
     pub fn new(base: Duration, cap: Duration, max_retries: u32, rng: R) -> Self {
-        // TODO: lower `base` to `cap` if it is above it, store the settings and the generator,
-        // and start `previous` at that base.
+        // TODO: a policy that has yielded no delay yet (so `previous` is the base), with a base
+        // above the cap lowered to the cap.
         let _ = rng;
         todo!(
             "DecorrelatedJitter::new(base = {base:?}, cap = {cap:?}, max_retries = {max_retries})"
@@ -110,9 +112,9 @@ impl<R: Rng> Iterator for DecorrelatedJitter<R> {
     type Item = Duration;
 
     fn next(&mut self) -> Option<Duration> {
-        // TODO: once `max_retries` delays have been yielded, return None. Otherwise draw
-        // uniformly from [base, previous · 3] (`Duration::saturating_mul` cannot overflow),
-        // cap the draw, remember it as the new `previous`, and return it.
+        // TODO: the next delay, min(cap, uniform over [base, previous · 3] with both ends
+        // possible), which becomes `previous`; None once `max_retries` delays have been yielded,
+        // and ever after. Nothing may overflow, even near Duration::MAX.
         let _ = &mut self.rng;
         todo!(
             "DecorrelatedJitter::next (attempt {} of {}, base = {:?}, cap = {:?}, previous = {:?})",

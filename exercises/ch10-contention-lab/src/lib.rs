@@ -78,10 +78,7 @@ pub struct Finish {
 /// their first read at time zero, in the order of their index. The same `rng` state gives the
 /// same run.
 pub fn simulate(clients: usize, strategy: Strategy, network: Network, rng: &mut impl Rng) -> Run {
-    // TODO: create a `Row`, an `EventQueue`, one `Backoff::new(strategy)` per client, and a `Run`
-    // with one `None` finish per client. Send every client's first read (it arrives after one
-    // hop). Then `while let Some(arrival) = queue.pop()`: handle the read or the write as the
-    // task list at the top of this file says, counting every call in `run.reads`/`run.writes`.
+    // TODO: the race of the task list, from time zero until no request is left in flight.
     let _ = (network, rng);
     todo!("simulate(clients = {clients}, strategy = {strategy})")
 }

@@ -46,9 +46,8 @@ pub use types::{Decision, HttpError};
 /// `delay-seconds` (`1*DIGIT`) or any of the three `HTTP-date` formats; a date at or before
 /// `received_at` gives `Duration::ZERO`. Spaces and tabs around the value are ignored.
 pub fn parse_retry_after(value: &str, received_at: SystemTime) -> Option<Duration> {
-    // TODO: trim spaces and tabs; if what is left is all ASCII digits (and not empty), it is a
-    // number of seconds (`None` if it does not fit in a u64); otherwise try
-    // `httpdate::parse_http_date` and measure the date from `received_at` (zero if it has passed).
+    // TODO: the wait the value asks for, by the rules above, or `None` for anything that is
+    // neither delay-seconds nor an HTTP-date.
     let _ = received_at;
     todo!("parse_retry_after({value:?}, received_at)")
 }
@@ -61,8 +60,7 @@ pub fn next_delay(
     max_hint: Duration,
     remaining_budget: Duration,
 ) -> Decision {
-    // TODO: compare the uncapped hint (or the backoff) with `remaining_budget` first: at least
-    // as long means `Decision::GiveUp`. Otherwise `Decision::Sleep` the capped hint, or the backoff.
+    // TODO: the decision by the rules above; the budget sees the hint before the cap does.
     todo!(
         "next_delay(hint = {hint:?}, backoff = {backoff:?}, max_hint = {max_hint:?}, \
          remaining_budget = {remaining_budget:?})"
@@ -87,10 +85,8 @@ where
     Fut: Future<Output = Result<T, HttpError>>,
     B: FnMut(u32) -> Duration,
 {
-    // TODO: note the start (`tokio::time::Instant::now()`), then loop: call `op().await`; on `Ok`
-    // return it; on `Err`, return the error if that was the last attempt; otherwise parse its
-    // hint, ask `next_delay(hint, backoff(retry), max_hint, time left)`, and sleep
-    // (`tokio::time::sleep`) or return the error.
+    // TODO: the loop by the rules above, on tokio's clock; a hint changes the wait, never the
+    // number of attempts.
     let _ = (op, backoff);
     todo!(
         "retry_honouring_retry_after(max_attempts = {max_attempts}, max_hint = {max_hint:?}, \

@@ -48,8 +48,8 @@ pub use policy::RetryPolicy;
 /// No layers give 1; a layer with 0 attempts gives 0; a product too large for a `u64` gives
 /// `u64::MAX`.
 pub fn amplification(attempts_per_layer: &[u32]) -> u64 {
-    // TODO: start from 1 call (the request) and multiply by each layer's attempts, as a u64 that
-    // saturates at u64::MAX instead of overflowing.
+    // TODO: the product of the attempts, exact whenever it fits in a u64, with the edge cases
+    // above.
     todo!("amplification({attempts_per_layer:?})")
 }
 
@@ -58,6 +58,7 @@ const REPOSITORY_SEED: u64 = 1;
 /// The seed of the service's own retry policy.
 const SERVICE_SEED: u64 = 2;
 
+// ANCHOR: shipped_loop
 /// The retry loop every layer of the shipped stack copied: up to `policy.attempts()` calls with a
 /// full-jitter sleep between two of them, whatever the error.
 async fn retry_every_error<F, Fut>(policy: &RetryPolicy, mut call: F) -> Result<u32, CallError>
@@ -78,6 +79,7 @@ where
         retry += 1;
     }
 }
+// ANCHOR_END: shipped_loop
 
 /// The data-access layer, the only one that talks to the backend.
 #[derive(Debug)]

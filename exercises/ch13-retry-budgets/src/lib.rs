@@ -10,17 +10,18 @@
 //!
 //! 1. Choose the fields of [`RetryBudget`]: the two settings and the token count. Every method
 //!    takes `&self` and the budget is shared between threads (`Arc<RetryBudget>`), so the count
-//!    needs interior mutability: an `AtomicU32` of thousandths of a token (the book's choice),
-//!    or a `Mutex`. A `Cell` or `RefCell` will not compile: the budget must be `Send + Sync`.
-//! 2. [`RetryBudget::new`]: validate the settings (`max_tokens` in `[0.001, 1000]`,
-//!    `token_ratio` at least `0.001`, both finite; otherwise the matching [`BudgetError`]) and
-//!    start **full**, at `max_tokens`.
+//!    needs interior mutability that is `Send + Sync` (a `Cell` or `RefCell` will not compile).
+//! 2. [`RetryBudget::new`]: validate the settings as given (`max_tokens` in `[0.001, 1000]`,
+//!    `token_ratio` at least `0.001` with no upper limit, both finite; otherwise the matching
+//!    [`BudgetError`], carrying the value refused), keep each to three decimal places, and start
+//!    **full**, at `max_tokens`.
 //! 3. [`RetryBudget::on_failure`] takes one token, never going below 0;
 //!    [`RetryBudget::on_success`] adds `token_ratio`, never going above `max_tokens`;
 //!    [`RetryBudget::can_retry`] is true only while the count is **strictly above**
 //!    `max_tokens / 2`; [`RetryBudget::tokens`] reports the count. Count exactly, to three decimal
 //!    places: a sum of floating-point 0.2s drifts, and at the threshold the drift changes the
-//!    answer. No update may be lost when eight threads call these methods at once.
+//!    answer. No update may be lost when eight threads call these methods at once, and no thread
+//!    may ever read a count outside `[0, max_tokens]`.
 //! 4. [`retry_with_budget`]: the loop of [`capped::retry_capped`] (given), plus the budget:
 //!    report every outcome (`on_success` / `on_failure`, the last failure too), and after a
 //!    failure retry only if attempts remain **and** `can_retry()` says yes, asked after the
@@ -64,28 +65,27 @@ impl RetryBudget {
     /// `max_tokens` must lie in `[0.001, 1000]` and `token_ratio` must be at least `0.001`; both
     /// are kept to three decimal places. A6's example is `RetryBudget::new(10.0, 0.1)`.
     pub fn new(max_tokens: f64, token_ratio: f64) -> Result<Self, BudgetError> {
-        // TODO: return `Err(BudgetError::MaxTokens(max_tokens))` or
-        // `Err(BudgetError::TokenRatio(token_ratio))` for a bad setting (NaN and infinity
-        // included), otherwise a budget whose count starts at `max_tokens`.
+        // TODO: refuse a bad setting with the matching `BudgetError` (NaN and infinities are
+        // bad too); otherwise a budget whose count starts at `max_tokens`.
         todo!("RetryBudget::new(max_tokens = {max_tokens}, token_ratio = {token_ratio})")
     }
 
     /// Records a successful call: the count rises by `token_ratio`, up to `max_tokens`.
     pub fn on_success(&self) {
-        // TODO: add `token_ratio`, capped at `max_tokens`, as one atomic step.
+        // TODO: the count rises by `token_ratio`, never above `max_tokens`, in one atomic step.
         todo!("RetryBudget::on_success()")
     }
 
     /// Records a failed call: the count falls by one token, down to zero.
     pub fn on_failure(&self) {
-        // TODO: take one token, never going below zero, as one atomic step.
+        // TODO: the count falls by one token, never below zero, in one atomic step.
         todo!("RetryBudget::on_failure()")
     }
 
     /// Whether a failed request may be retried now: only while the count is strictly above
     /// `max_tokens / 2`.
     pub fn can_retry(&self) -> bool {
-        // TODO: compare the count with half of `max_tokens` (strictly greater).
+        // TODO: true only while the count is strictly above half of `max_tokens`.
         todo!("RetryBudget::can_retry()")
     }
 
@@ -98,7 +98,7 @@ impl RetryBudget {
 
 /// Calls `op` at most `attempts` times, like [`capped::retry_capped`], and also asks `budget`
 /// before every retry. Returns the first `Ok`, or the last `Err` when the attempts run out or the
-/// budget refuses a retry.
+/// budget refuses a retry; a refused retry returns at once, without waiting for tokens.
 ///
 /// Every outcome is reported to the budget: `on_success` for an `Ok`, `on_failure` for each
 /// `Err` (the last one included). `attempts = 0` is treated as 1.
@@ -111,9 +111,8 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    // TODO: start from the loop in `capped.rs`. After each call, report the outcome to the
-    // budget; after a failure, return the error if no attempt is left or `budget.can_retry()`
-    // says no, and otherwise call again.
+    // TODO: the per-request cap of `capped.rs`, plus the budget as documented above: every
+    // outcome reported, and a retry only while attempts remain and the budget allows it.
     let _ = (op, budget);
     todo!("retry_with_budget(attempts = {attempts})")
 }

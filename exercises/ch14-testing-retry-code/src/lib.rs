@@ -28,10 +28,18 @@
 //! 4. properties with proptest, over any policy and any retry number (section 14.6);
 //! 5. a snapshot of a retry timeline with `insta::assert_snapshot!` (section 14.7).
 //!
+//! [`poll`] is given too, and is not under test: the book's worked examples (`src/worked.rs`) test
+//! it, one technique each, so that you can see every tool at work on a neighbouring problem.
+//!
 //! There is no `todo!()` to replace in this file: the unfinished part of this exercise is the
 //! suite, which starts empty. An empty suite, or one without assertions, catches nothing.
 
+pub mod poll;
 pub mod retry;
 
 #[cfg(test)]
 mod suite;
+/// The book's worked examples, on [`poll`]: `cargo test -p ch14_testing_retry_code --features
+/// worked-examples worked`. They are not part of your suite and the grader does not run them.
+#[cfg(all(test, feature = "worked-examples"))]
+mod worked;

@@ -102,7 +102,6 @@ impl Broker for CrashingBroker {
     }
 }
 
-// ANCHOR: mark_first
 /// The wrong order: mark the row `sent`, then publish. A crash between the two loses the event.
 fn relay_marking_first(conn: &Connection, broker: &mut impl Broker, now: Millis, limit: usize) {
     let mut statement = conn
@@ -123,9 +122,10 @@ fn relay_marking_first(conn: &Connection, broker: &mut impl Broker, now: Millis,
         })
         .and_then(|rows| rows.collect())
         .expect("reading the batch");
+    // ANCHOR: mark_first
     for event in &batch {
         conn.execute(
-            "UPDATE outbox SET status = 'sent', sent_at = ?1 WHERE id = ?2",
+            "UPDATE outbox SET sent_at = ?1, status = 'sent' WHERE id = ?2",
             params![now, event.id],
         )
         .expect("marking a row");
@@ -133,8 +133,8 @@ fn relay_marking_first(conn: &Connection, broker: &mut impl Broker, now: Millis,
             // Too late: the row already says `sent`.
         }
     }
+    // ANCHOR_END: mark_first
 }
-// ANCHOR_END: mark_first
 
 /// Runs one crash experiment on a database file, and returns (duplicates, lost events).
 fn crash_experiment(crash: Crash, mark_first: bool, run: u32) -> (usize, usize) {

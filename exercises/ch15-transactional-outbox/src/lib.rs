@@ -16,7 +16,8 @@
 //!    second, and return its error (as `Error::Fault`) if it fails: then neither row may remain.
 //! 2. [`relay_once`]: read at most `limit` pending outbox rows, oldest first (`created_at`, then
 //!    `id`), and publish each to `broker`. Mark a row `'sent'` with `sent_at = now` only after the
-//!    broker acknowledged it (`Ok(())`). A refused publish leaves the row `'pending'` and the
+//!    broker acknowledged it (`Ok(())`), and mark that row only: other rows may share its order
+//!    or its `created_at`. A refused publish leaves the row `'pending'` and the
 //!    relay goes on with the next row. Keep sent rows; never delete them. Hold no statement or
 //!    transaction open while the broker works. Return what the pass did as [`RelayStats`].
 //!
@@ -49,8 +50,8 @@ pub fn place_order(
     now: Millis,
     faults: &mut impl FaultPoint,
 ) -> Result<OrderId, Error> {
-    // TODO: open a transaction (`conn.transaction()?`), insert the order, take its id
-    // (`last_insert_rowid`), call `faults.between_inserts(&tx)?`, insert the outbox row, commit.
+    // TODO: both rows in one transaction, with the fault hook between the two inserts; return
+    // the new order's id once both are committed.
     let _ = (conn, faults);
     todo!("place_order(customer = {:?}, now = {now})", order.customer)
 }
@@ -65,8 +66,8 @@ pub fn relay_once(
     now: Millis,
     limit: usize,
 ) -> Result<RelayStats, Error> {
-    // TODO: SELECT the pending rows (ORDER BY created_at, id LIMIT limit) into a Vec first;
-    // then for each: publish; on Ok, UPDATE it to 'sent' with sent_at = now; on Err, count it.
+    // TODO: one pass as described above and in the task list: the batch, the publishes, a
+    // mark for each acknowledged row (and that row only), and the counts in `RelayStats`.
     let _ = (conn, broker);
     todo!("relay_once(now = {now}, limit = {limit})")
 }

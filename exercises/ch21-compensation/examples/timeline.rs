@@ -16,10 +16,14 @@ use rand::rngs::StdRng;
 async fn main() {
     // ANCHOR: scenario
     let journal = Journal::new();
+    let every_call = u32::MAX;
+    let refund_never_works =
+        StubStep::payment(&journal).failing_compensate(every_call, ErrorKind::Transient);
+    let shipment_refused = StubStep::shipping(&journal).failing_execute(1, ErrorKind::Permanent);
     let saga = Saga::new("order-21", CompensationPolicy::default())
         .step(StubStep::inventory(&journal))
-        .step(StubStep::payment(&journal).failing_compensate(u32::MAX, ErrorKind::Transient))
-        .step(StubStep::shipping(&journal).failing_execute(1, ErrorKind::Permanent));
+        .step(refund_never_works)
+        .step(shipment_refused);
 
     let outcome = saga.run(&mut StdRng::seed_from_u64(21)).await;
     // ANCHOR_END: scenario

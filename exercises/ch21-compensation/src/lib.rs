@@ -10,24 +10,30 @@
 //!
 //! ## Your task
 //!
-//! 1. [`Saga::compensate_step`]: call step `index`'s `compensate` until it succeeds.
-//!    - Before each attempt, set the step's log record to `Compensating` and
-//!      `compensation_attempts` to the attempt's number (counted from 1); pass the same number
-//!      in the context (`self.context(index, attempt)`).
-//!    - On `Ok`: mark the step `Compensated` and return `Ok(())`.
-//!    - On `Err`: write its message into `last_error`. A **transient** error is retried after
-//!      `self.policy.delay(retry, rng)` (`retry` = 0 after the first failure), slept with
-//!      `tokio::time::sleep`, up to `self.policy.max_attempts` calls in all. A **permanent**
-//!      error, or the last allowed attempt, gives up at once (no wait): mark the step
-//!      `CompensationFailed` and return that last error.
+//! 1. [`Saga::compensate_step`]: undo step `index`, retrying until its compensation succeeds or
+//!    gives up.
+//!    - A compensation is a request of its own, with its own idempotency key derived from the
+//!      step's and a reference to the execution it undoes: the context of `Action::Compensate`
+//!      (`self.context`) carries both. Every attempt of it carries the same key and its
+//!      number, counted from 1.
+//!    - The log tells the truth at every moment: while an attempt is in flight (or the next one
+//!      is awaited) the record says `Compensating` with the number of attempts started; every
+//!      failure leaves its message in `last_error`; the end is `Compensated`, or
+//!      `CompensationFailed` (its work still stands) when it gives up.
+//!    - A transient failure is retried after a wait of `self.policy.delay(retry, rng)` on tokio's
+//!      clock, `retry` counted from 0 (the wait after the first failure uses 0), at most
+//!      `self.policy.max_attempts` calls in all. A permanent failure is not retried. Giving up
+//!      returns the last error, with no wait after it.
 //! 2. [`Saga::run`]: execute the steps in order, each **once** (this chapter does not retry
-//!    forward steps; chapter 22 does). Mark each success `Succeeded`. At the first failure,
-//!    of any kind, mark the step `Failed` with its `last_error`, then compensate the steps that
-//!    completed before it, **newest first** — never the failed step, never a step that did not
-//!    run. A compensation that gives up does not stop the others. Return:
+//!    forward steps; chapter 22 does), and log each outcome (`Succeeded`; `Failed` with its
+//!    `last_error`). At the first failure, of any kind, compensate exactly the steps that
+//!    completed before it, **newest first**: never the failed step, never a step that did not
+//!    run. A compensation that gives up does not stop the others: undo everything that can be
+//!    undone, then hand over. Return:
 //!    - `SagaOutcome::Completed` if every step succeeded;
 //!    - `SagaOutcome::Compensated { failed, compensated }` if every compensation succeeded;
-//!    - `SagaOutcome::NeedsHuman { failed, stuck, compensated }` if any gave up.
+//!    - `SagaOutcome::NeedsHuman { failed, stuck, compensated }` if any gave up, each stuck step
+//!      with its last error; both lists in the order the compensations ran.
 //!
 //! Given, ready-made: [`error`] (the error and its kind), [`step`] (the [`Step`] trait and its
 //! context), [`log`] (the saga log), [`saga`] (the [`Saga`], its [`CompensationPolicy`] and
@@ -46,15 +52,13 @@ pub mod stubs;
 pub use error::{ErrorKind, StepError};
 pub use log::{SagaLog, StepRecord, StepStatus};
 pub use saga::{CompensationPolicy, Saga, SagaOutcome, StepFailure};
-pub use step::{BoxFuture, Step, StepContext};
+pub use step::{Action, BoxFuture, Step, StepContext};
 
 impl Saga {
     /// Runs the saga: executes each step once, in order; at the first failure, compensates the
     /// steps that completed before it, newest first, and says how the saga ended.
     pub async fn run(&self, rng: &mut impl Rng) -> SagaOutcome {
-        // TODO: for each step in order, `execute` it with `self.context(index, 1)` and update
-        // its log record. At the first `Err`, compensate steps `index - 1` down to 0 with
-        // `self.compensate_step`, collecting who was undone and who got stuck.
+        // TODO: the forward run, then (after a failure) the way back; see task 2 above.
         let _ = rng;
         todo!(
             "Saga::run(saga = {:?}, {} steps)",
@@ -67,9 +71,7 @@ impl Saga {
     /// Transient errors are retried with the policy's backoff, at most `max_attempts` calls in
     /// all; a permanent error is not retried.
     pub async fn compensate_step(&self, index: usize, rng: &mut impl Rng) -> Result<(), StepError> {
-        // TODO: loop over attempts 1, 2, …: log `Compensating` and the attempt number, call
-        // `self.steps[index].compensate(..)`, then succeed, give up, or sleep
-        // `self.policy.delay(attempt - 1, rng)` and try again.
+        // TODO: the retry loop of one compensation; see task 1 above.
         let _ = rng;
         todo!(
             "Saga::compensate_step(index = {index}) on saga {:?}",

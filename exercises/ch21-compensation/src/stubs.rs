@@ -12,24 +12,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::error::{ErrorKind, StepError};
+pub use crate::step::Action;
 use crate::step::{BoxFuture, Step, StepContext};
-
-/// Which of a step's two calls was made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    Execute,
-    Compensate,
-}
-
-impl Action {
-    /// `"execute"` or `"compensate"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Execute => "execute",
-            Self::Compensate => "compensate",
-        }
-    }
-}
 
 /// One call a stub received.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +24,8 @@ pub struct Entry {
     pub action: Action,
     /// The attempt number the orchestrator put in the call's context.
     pub attempt: u32,
+    /// The idempotency key the call carried.
+    pub key: String,
     /// What the stub answered.
     pub result: Result<(), StepError>,
 }
@@ -88,7 +74,7 @@ impl Journal {
     pub fn to_markdown(&self) -> String {
         let entries = self.entries();
         let mut table = String::from(
-            "| at | step | call | attempt | waited | result |\n|---:|---|---|---:|---:|---|\n",
+            "| at | step | call | key | attempt | waited | result |\n|---:|---|---|---|---:|---:|---|\n",
         );
         for (index, entry) in entries.iter().enumerate() {
             let previous = entries[..index]
@@ -102,22 +88,24 @@ impl Journal {
             };
             let _ = writeln!(
                 table,
-                "| {} | {} | {} | {} | {waited} | {result} |",
+                "| {} | {} | {} | `{}` | {} | {waited} | {result} |",
                 millis(entry.at),
                 entry.step,
                 entry.action.as_str(),
+                entry.key,
                 entry.attempt,
             );
         }
         table
     }
 
-    fn record(&self, step: &str, action: Action, attempt: u32, result: Result<(), StepError>) {
+    fn record(&self, step: &str, ctx: &StepContext, action: Action, result: Result<(), StepError>) {
         let entry = Entry {
             at: self.start.elapsed(),
             step: step.to_owned(),
             action,
-            attempt,
+            attempt: ctx.attempt,
+            key: ctx.idempotency_key(),
             result,
         };
         self.lock().push(entry);
@@ -154,6 +142,10 @@ impl Script {
 
 /// A scripted service behind one saga step. Answers at once (no latency), so the journal's
 /// times are exactly the orchestrator's waits.
+///
+/// Like a real service that keeps idempotency keys (chapter 20), it refuses a key already used
+/// for another request: a compensation sent with its execution's key fails permanently with
+/// 422, the refund never happens.
 #[derive(Debug)]
 pub struct StubStep {
     name: String,
@@ -161,6 +153,8 @@ pub struct StubStep {
     undoing: String,
     journal: Journal,
     scripts: Mutex<[Script; 2]>,
+    /// The keys its executions carried.
+    execution_keys: Mutex<Vec<String>>,
 }
 
 impl StubStep {
@@ -178,6 +172,7 @@ impl StubStep {
             undoing: undoing.into(),
             journal: journal.clone(),
             scripts: Mutex::new([Script::SUCCEEDS; 2]),
+            execution_keys: Mutex::default(),
         }
     }
 
@@ -226,8 +221,9 @@ impl StubStep {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// One call, made when the orchestrator awaits it: counts it, decides its answer from the script, writes it into the journal.
-    fn call(&self, action: Action, attempt: u32) -> Result<(), StepError> {
+    /// One call, made when the orchestrator awaits it: counts it, decides its answer from the
+    /// script (or refuses a key that named another request), writes it into the journal.
+    fn call(&self, action: Action, ctx: &StepContext) -> Result<(), StepError> {
         let (call, script) = {
             let mut scripts = self.scripts();
             let script = &mut scripts[action as usize];
@@ -238,7 +234,21 @@ impl StubStep {
             Action::Execute => &self.doing,
             Action::Compensate => &self.undoing,
         };
-        let result = if call > script.failures {
+        let key = ctx.idempotency_key();
+        let mut execution_keys = self
+            .execution_keys
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let reused = action == Action::Compensate && execution_keys.contains(&key);
+        if action == Action::Execute && !execution_keys.contains(&key) {
+            execution_keys.push(key.clone());
+        }
+        drop(execution_keys);
+        let result = if reused {
+            Err(StepError::permanent(format!(
+                "{what}: HTTP 422, key {key} was already used for another request"
+            )))
+        } else if call > script.failures {
             Ok(())
         } else {
             Err(match script.kind {
@@ -250,8 +260,7 @@ impl StubStep {
                 }
             })
         };
-        self.journal
-            .record(&self.name, action, attempt, result.clone());
+        self.journal.record(&self.name, ctx, action, result.clone());
         result
     }
 }
@@ -262,12 +271,12 @@ impl Step for StubStep {
     }
 
     fn execute(&self, ctx: &StepContext) -> BoxFuture<'_, Result<(), StepError>> {
-        let attempt = ctx.attempt;
-        Box::pin(async move { self.call(Action::Execute, attempt) })
+        let ctx = ctx.clone();
+        Box::pin(async move { self.call(Action::Execute, &ctx) })
     }
 
     fn compensate(&self, ctx: &StepContext) -> BoxFuture<'_, Result<(), StepError>> {
-        let attempt = ctx.attempt;
-        Box::pin(async move { self.call(Action::Compensate, attempt) })
+        let ctx = ctx.clone();
+        Box::pin(async move { self.call(Action::Compensate, &ctx) })
     }
 }

@@ -35,7 +35,10 @@ async fn a_refund_that_meets_one_503_is_retried() {
         .returning(|_ctx| Box::pin(async { Ok(()) }));
     payment
         .expect_compensate()
-        .withf(|ctx| ctx.idempotency_key() == "order-7:payment")
+        .withf(|ctx| {
+            ctx.idempotency_key() == "order-7:payment:undo"
+                && ctx.undoes().as_deref() == Some("order-7:payment")
+        })
         .times(2)
         .returning(|ctx| {
             let first_attempt = ctx.attempt == 1;

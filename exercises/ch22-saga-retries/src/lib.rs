@@ -10,34 +10,44 @@
 //!
 //! 1. [`classify_status`]: 408, 429 and 5xx are transient (`RetryAfter(d)` when the response
 //!    carried a `Retry-After` of `d`); 400, 401, 403, 404 and the rest are permanent, hint or not.
+//!    (501 and 505 may be kept permanent: the checks leave them alone.)
 //! 2. [`full_jitter`]: a delay drawn uniformly from `[0, min(cap, base · 2^retry)]`, with
 //!    `retry = 0` for the sleep after the first failure. No overflow, whatever `retry` is.
-//! 3. [`plan_retry`]: after attempt `attempt` failed, `elapsed` into the step: give up on a
-//!    permanent error, or after `max_attempts` attempts; wait the `Retry-After` hint if there is
-//!    one, else a full-jitter delay; but give up now if that wait would end at or past
-//!    `total_budget`.
+//! 3. [`plan_retry`]: the decision after attempt `attempt` failed, `elapsed` into the step. A
+//!    permanent error is never retried; there is no attempt after the `max_attempts`-th; the wait
+//!    is the server's `Retry-After` if it sent one (followed for at most `max_hint`), else a
+//!    full-jitter delay; and no wait is started that would end at or past `total_budget` (for a
+//!    hint, the budget sees the hint as the server sent it, before the cap). The [`GiveUp`]
+//!    reason says which rule ended the step.
 //! 4. [`Saga::run_step`]: run one step's `action` (execute or compensate) until it succeeds or
 //!    gives up:
 //!    - one idempotency key per step, `"{saga id}:{step name}"`, stored in the step's log
-//!      record the first time and reused on every attempt, and by the compensation;
+//!      record the first time and reused on every attempt of its execution; a compensation is a
+//!      request of its own, so every attempt of it carries its own key, [`undo_key`] of the
+//!      step's, and names the step's key in `undoes` (book §21.5, rule 1);
 //!    - `client_retries: 0` in every [`StepContext`]: the step's client library must not retry
 //!      on its own (its default, [`DEFAULT_CLIENT_RETRIES`], would multiply your attempts);
 //!    - each attempt cut off after `min(per_attempt_timeout, what is left of total_budget)`,
-//!      a timeout being the transient [`StepError::timed_out`];
-//!    - the log, through `self.log.update_step(index, |record| …)`: **before** each attempt,
-//!      `attempt_count` = this attempt's number, `status` = `action.in_flight()`,
-//!      `next_retry_at` = `None`; after a failure, `last_error` = its message, then either
-//!      `status` = `action.waiting()` with `next_retry_at` = when the next attempt starts
-//!      (**before** sleeping until then), or `status` = `Failed`; after success,
-//!      `status` = `action.done()`;
-//!    - the `cancel` token stops an attempt or a sleep at once: the step is marked `Failed`
-//!      with `last_error` "cancelled", and the result is `Err(StepEnd::Cancelled)`.
-//! 5. [`Saga::run`]: set the saga's status to `Running`; run the steps in order; when one gives
-//!    up, do what **its** policy's `on_exhausted` says: `Compensate` (status `Compensating`,
-//!    then compensate every step that completed, newest first, with `run_step`; `Compensated`,
-//!    or `NeedsHuman` if a compensation gives up), `Stop` (`Failed`), `HandToHuman`
-//!    (`NeedsHuman`). All steps done: `Completed`. Cancelled: `Cancelled`. Write the final
-//!    status to the log and return it.
+//!      a timeout being the transient [`StepError::timed_out`] whose outcome is unknown;
+//!    - the log (`self.log.update_step`) true at every moment: during an attempt,
+//!      `attempt_count` = its number, `status` = `action.in_flight()`, no `next_retry_at`;
+//!      while waiting for the next attempt, `status` = `action.waiting()`, `next_retry_at` = when
+//!      it starts (written before the wait begins), `last_error` = the failure's message; after
+//!      success `action.done()`; after giving up `action.gave_up()` with the last error;
+//!    - giving up returns `StepEnd::GaveUp { error, maybe_done }`, the last error and whether
+//!      any attempt timed out;
+//!    - the `cancel` token stops an attempt or a sleep at once: the step is marked
+//!      `action.gave_up()` with `last_error` "cancelled", and the result is
+//!      `Err(StepEnd::Cancelled)`.
+//! 5. [`Saga::run`]: the saga's status in the log is `Running` while the steps run in order,
+//!    then its terminal status, which `run` also returns. When a step gives up, **its** policy's
+//!    `on_exhausted` decides: `Compensate` undoes every step that may have done its work,
+//!    newest first, with `run_step` (status `Compensating` meanwhile): the completed steps, and
+//!    the step that gave up too if an attempt of it timed out (book §21.5, rule 3); a
+//!    compensation that gives up does not stop the others (rule 2), and the saga ends
+//!    `Compensated`, or `NeedsHuman` if any gave up. `Stop` ends it `Failed`, undoing nothing,
+//!    unless the step's work may stand (a timed-out attempt): then `NeedsHuman`. `HandToHuman`
+//!    ends it `NeedsHuman`. All steps done: `Completed`. Cancelled: `Cancelled`.
 //!
 //! Given, ready-made: the [`Step`] trait and its [`StepContext`]; [`StepError`]; the policy
 //! types ([`StepPolicy`], [`OnExhausted`], [`Plan`], [`GiveUp`]); the [`Saga`] and its log
@@ -63,23 +73,20 @@ pub use error::{ErrorKind, StepError};
 pub use log::{SagaLog, SagaStatus, SharedLog, StepRecord, StepStatus};
 pub use policy::{GiveUp, OnExhausted, Plan, StepPolicy};
 pub use saga::{Action, Saga, StepEnd};
-pub use step::{DEFAULT_CLIENT_RETRIES, Step, StepContext};
+pub use step::{DEFAULT_CLIENT_RETRIES, Step, StepContext, undo_key};
 
 /// Whether waiting can fix an HTTP error response: [`ErrorKind::Transient`] for 408, 429 and
 /// the 5xx statuses ([`ErrorKind::RetryAfter`] when `retry_after` is given), else
 /// [`ErrorKind::Permanent`].
 pub fn classify_status(status: u16, retry_after: Option<Duration>) -> ErrorKind {
-    // TODO: 408, 429 and 500..=599 are transient (you may keep 501 and 505 permanent: no wait
-    // will make a server implement a method); with a Retry-After they become RetryAfter(delay).
-    // Everything else is permanent, even with a Retry-After.
+    // TODO: task 1.
     todo!("classify_status(status = {status}, retry_after = {retry_after:?})")
 }
 
 /// Full jitter: a delay drawn uniformly from `[0, min(cap, base · 2^retry)]`, where `retry` is
 /// 0 for the sleep after the first failure.
 pub fn full_jitter(retry: u32, base: Duration, cap: Duration, rng: &mut impl Rng) -> Duration {
-    // TODO: the ceiling min(cap, base · 2^retry) without overflow (`checked_pow`, `checked_mul`,
-    // and `cap` when either says None), then `rand::RngExt::random_range(Duration::ZERO..=ceiling)`.
+    // TODO: task 2.
     let _ = rng;
     todo!("full_jitter(retry = {retry}, base = {base:?}, cap = {cap:?})")
 }
@@ -93,9 +100,7 @@ pub fn plan_retry(
     elapsed: Duration,
     rng: &mut impl Rng,
 ) -> Plan {
-    // TODO: in this order: Permanent → GiveUp(Permanent); attempt >= max_attempts →
-    // GiveUp(AttemptsUsedUp); the delay is the Retry-After hint, or full_jitter(attempt - 1, …);
-    // elapsed + delay >= total_budget → GiveUp(OutOfTime); else RetryIn(delay).
+    // TODO: task 3.
     let _ = (policy, error, rng);
     todo!("plan_retry(attempt = {attempt}, elapsed = {elapsed:?})")
 }
@@ -113,10 +118,7 @@ impl Saga {
         rng: &mut impl Rng,
         cancel: &CancelToken,
     ) -> Result<(), StepEnd> {
-        // TODO: mint or reuse the key; loop: log the attempt, build the StepContext (with
-        // client_retries: 0), race `tokio::time::timeout(limit, call)` against
-        // `cancel.cancelled()` in `tokio::select!`, then on failure ask `plan_retry`, log, and
-        // sleep with `tokio::time::sleep_until(next_retry_at)` (raced against the cancel too).
+        // TODO: task 4.
         let _ = (rng, cancel);
         todo!("Saga::run_step(step {index}, {action:?})")
     }
@@ -125,8 +127,7 @@ impl Saga {
     /// own policy's [`OnExhausted`] decides the end. Returns the saga's terminal status, which
     /// is also written to the log.
     pub async fn run(&self, rng: &mut impl Rng, cancel: &CancelToken) -> SagaStatus {
-        // TODO: `self.log.update(|log| log.status = …)` for the saga's status; compensation
-        // walks the completed steps newest first: `for index in (0..failed).rev()`.
+        // TODO: task 5.
         let _ = (rng, cancel);
         todo!(
             "Saga::run(saga {:?} with {} steps)",

@@ -18,12 +18,17 @@ pub enum StepStatus {
     Retrying,
     /// Done.
     Succeeded,
-    /// Given up: its retries ran out, its error was permanent, or the saga was cancelled.
+    /// Its execution gave up: its retries ran out, its error was permanent, or the saga was
+    /// cancelled. If an attempt timed out, its work may have been done all the same (its
+    /// `last_error` says so), and the saga compensates it or hands it to a person.
     Failed,
     /// Being undone: a compensation attempt is in flight, or the next one is due.
     Compensating,
     /// Undone.
     Compensated,
+    /// Its compensation gave up (or was cancelled): its work still stands, and a person has to
+    /// deal with it.
+    CompensationFailed,
 }
 
 /// Where the whole saga stands.
@@ -41,7 +46,8 @@ pub enum SagaStatus {
     Compensated,
     /// Terminal: a step gave up and its policy said stop; nothing was undone.
     Failed,
-    /// Terminal: an operator must decide (a step's policy said so, or a compensation gave up).
+    /// Terminal: an operator must decide (a step's policy said so, a compensation gave up, or a
+    /// step that may have done its work was not compensated).
     NeedsHuman,
     /// Terminal: stopped from outside through the cancel token.
     Cancelled,
@@ -152,6 +158,7 @@ impl fmt::Display for StepStatus {
             Self::Failed => "failed",
             Self::Compensating => "compensating",
             Self::Compensated => "compensated",
+            Self::CompensationFailed => "compensation_failed",
         })
     }
 }

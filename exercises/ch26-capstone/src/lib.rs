@@ -21,17 +21,21 @@
 //!    that uses the row's last attempt (`cfg.max_attempts`) marks it failed instead.
 //! 2. [`consume_order_placed`]: `Start` for the first delivery of an event, `Duplicate` for every
 //!    later copy, decided by one insert into the `inbox` table.
-//! 3. [`run_step`]: one step's attempts. The same key on every attempt; a timeout on each attempt
-//!    of `min(per_attempt_timeout, what is left of total_budget)`; a permanent error ends the step
-//!    at once; tell the client's retry budget for the action (`client.budget(action)`) every
-//!    success and every transient failure, and retry only if it still allows one; wait the `Retry-After` if there is one, else full
-//!    jitter; never start a wait that ends at or past `total_budget`; at most `max_attempts`.
-//!    Report `maybe_done` when some attempt timed out: its work may have been done.
+//! 3. [`run_step`]: one step's attempts. `key` is the step's key: every attempt of the execution
+//!    carries it; a compensation is a request of its own, so every attempt of it carries its own
+//!    key, `key.undo()`, and names `key` in `Call::undoes` (book §21.5, rule 1). A timeout on each
+//!    attempt of `min(per_attempt_timeout, what is left of total_budget)`; a permanent error ends
+//!    the step at once; the client's retry budget for the action (`client.budget(action)`) hears
+//!    of every success and every transient failure, and a retry is made only if it still allows
+//!    one; the wait is the `Retry-After` if there is one, else full jitter; no wait is started
+//!    that ends at or past `total_budget`; at most `max_attempts`. Report `maybe_done` when some
+//!    attempt timed out: its work may have been done (rule 3).
 //! 4. [`run_checkout`]: inventory, payment, shipping, in order, each with a key of its own
-//!    minted once (`IdempotencyKey::mint`). When a step gives up, compensate newest first, with
-//!    their own keys, under `cfg.compensate`, every step that may have done its work: the
-//!    completed ones, and the one that gave up if `maybe_done`. `Compensated`, or `NeedsHuman` if
-//!    a compensation gives up. All three done: `Completed`.
+//!    minted once (`IdempotencyKey::mint`). When a step gives up, compensate newest first, under
+//!    `cfg.compensate`, every step that may have done its work: the completed ones, and the one
+//!    that gave up if `maybe_done`. A compensation that gives up does not stop the others (rule
+//!    2). `Compensated` if all were undone, `NeedsHuman` if any gave up. All three done:
+//!    `Completed`.
 //!
 //! The hidden checks run your checkout under 100 seeds and hold it to its invariants: no double
 //! charge, no lost event, every order terminal, load within the retry budget, settled before
@@ -74,10 +78,7 @@ pub async fn relay_pass(
     cfg: &RelayConfig,
     rng: &mut impl Rng,
 ) -> rusqlite::Result<RelayStats> {
-    // TODO: fetch the due rows with `db.fetch_due(clock.now(), cfg.batch)`; for each, publish
-    // with `tokio::time::timeout(cfg.publish_timeout, broker.publish(&row.event))`; on an ack,
-    // `db.mark_sent`; otherwise schedule the row with `db.record_failure` (or, after
-    // `cfg.max_attempts` attempts, give it up with `db.mark_failed`).
+    // TODO: task 1.
     let _ = (db, broker, clock, rng);
     todo!("relay_pass(batch = {})", cfg.batch)
 }
@@ -89,8 +90,7 @@ pub fn consume_order_placed(
     event: &OrderPlaced,
     now: Millis,
 ) -> rusqlite::Result<Consumed> {
-    // TODO: one statement on `db.conn()`: insert `(event_id, order_id, received_at)` into
-    // `inbox`, doing nothing on a conflict; one row inserted means `Start`, none `Duplicate`.
+    // TODO: task 2, with a single statement on `db.conn()`.
     let _ = db;
     todo!(
         "consume_order_placed(event {} of {}, now = {now})",
@@ -101,7 +101,8 @@ pub fn consume_order_placed(
 
 /// Runs `action` of one step for `order` until it succeeds or gives up; when it gives up,
 /// returns the last error and whether the work may have been done anyway (`maybe_done`: some
-/// attempt timed out).
+/// attempt timed out). `key` is the step's key; a compensation is sent under `key.undo()`,
+/// naming `key` as what it undoes.
 pub async fn run_step(
     client: &Client,
     order: OrderId,
@@ -110,11 +111,7 @@ pub async fn run_step(
     policy: &StepPolicy,
     rng: &mut impl Rng,
 ) -> Result<(), GaveUp> {
-    // TODO: loop: build `Call { order, action, key: key.clone(), attempt }`; call
-    // `client.call(&call)` under a timeout (a timeout sets `maybe_done`); on `Ok`,
-    // `client.budget(action).on_success()` and return; on a permanent error give up; otherwise
-    // `on_failure()`, choose the wait (Retry-After or full jitter), give up if the attempts,
-    // the budget or the time are used up, else sleep.
+    // TODO: task 3.
     let _ = (client, key, policy, rng);
     todo!("run_step({order}, {action})")
 }
@@ -122,16 +119,15 @@ pub async fn run_step(
 /// The checkout saga for `order`: inventory, payment, shipping, in order, each through
 /// [`run_step`] under `cfg.execute` with a key of its own. When a step gives up, every step that
 /// may have done its work (the completed ones, and the one that gave up if `maybe_done`) is
-/// compensated newest first, under `cfg.compensate`, with the key it used.
+/// compensated newest first, under `cfg.compensate`, even when one of those compensations gives
+/// up.
 pub async fn run_checkout(
     order: OrderId,
     clients: &Clients,
     cfg: &CheckoutConfig,
     rng: &mut impl Rng,
 ) -> SagaOutcome {
-    // TODO: for each step of `Step::ALL`: mint a key, run the step, remember (step, key) when it
-    // succeeds (or gave up with `maybe_done`); when one gives up, compensate the remembered
-    // steps in reverse order.
+    // TODO: task 4.
     let _ = (clients, cfg, rng);
     todo!("run_checkout({order})")
 }

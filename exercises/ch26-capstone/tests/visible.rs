@@ -113,3 +113,25 @@ fn seed_7_holds_every_invariant() {
         assert_eq!(invariant.broken, None, "{}", invariant.name);
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_compensation_has_its_own_key_and_names_the_steps() {
+    let (clients, services) = calm_clients(Clock::start());
+    let mut rng = StdRng::seed_from_u64(26);
+    let key = IdempotencyKey::mint(&mut rng);
+    let policy = CheckoutConfig::default().compensate;
+    let result = ch26_capstone::run_step(
+        &clients.payment,
+        OrderId(2),
+        Action::Compensate,
+        &key,
+        &policy,
+        &mut rng,
+    )
+    .await;
+    assert!(result.is_ok());
+    let calls = services[1].calls();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].key, key.undo());
+    assert_eq!(calls[0].undoes, Some(key));
+}

@@ -5,7 +5,6 @@
 
 pub mod stubs;
 
-// ANCHOR: retry_immediately
 /// Calls `op`, and calls it again at once after each failure, at most `max_retries` more times.
 ///
 /// Returns the first `Ok` as soon as it comes, or the error of the last call once the retries
@@ -26,4 +25,3 @@ pub fn retry_immediately<T, E>(
         }
     }
 }
-// ANCHOR_END: retry_immediately

@@ -15,7 +15,6 @@ pub use errors::{CallError, Retryability};
 #[cfg(test)]
 mod decision_table;
 
-// ANCHOR: classify
 /// The verdict on one error: is it worth trying the same request again, and when?
 pub fn classify(error: &CallError) -> Retryability {
     match *error {
@@ -30,9 +29,7 @@ pub fn classify(error: &CallError) -> Retryability {
         CallError::InvalidArguments | CallError::NotFound => Retryability::Permanent,
     }
 }
-// ANCHOR_END: classify
 
-// ANCHOR: classify_status
 /// The verdict on an HTTP error status, with the server's `Retry-After` value if it sent one.
 ///
 /// A hint turns a transient status into [`Retryability::After`]; it never makes a permanent
@@ -61,9 +58,7 @@ fn is_transient_status(status: u16) -> bool {
         _ => false,
     }
 }
-// ANCHOR_END: classify_status
 
-// ANCHOR: classify_io
 /// The verdict on a transport failure: transient only for kinds known to pass with time.
 fn classify_io(kind: ErrorKind) -> Retryability {
     match kind {
@@ -87,9 +82,7 @@ fn classify_io(kind: ErrorKind) -> Retryability {
         _ => Retryability::Permanent,
     }
 }
-// ANCHOR_END: classify_io
 
-// ANCHOR: retry_transient
 /// Calls `op` at most `max_attempts` times and returns its first `Ok`, or an error: the first
 /// permanent one, or the last one when the attempts run out.
 ///
@@ -126,4 +119,3 @@ where
         }
     }
 }
-// ANCHOR_END: retry_transient

@@ -1,7 +1,7 @@
 //! Given: a stand-in for a remote service whose calls follow a script.
 //!
-//! Each call takes the next [`Step`] of the script: answer after some latency, fail at once, or
-//! hang forever. Once the script is used up, its last step repeats, so
+//! Each call takes the next [`Step`] of the script: answer after some latency, fail at once or
+//! after some latency, or hang forever. Once the script is used up, its last step repeats, so
 //! `ScriptedService::new([Step::Hang])` never answers at all.
 //!
 //! The service counts its calls, and it notices when a call's future is dropped before the call
@@ -19,6 +19,8 @@ pub enum Step {
     Latency(Duration),
     /// Fail at once with a [`ServiceError`].
     Fail,
+    /// Fail with a [`ServiceError`] after this much time (on tokio's clock).
+    FailAfter(Duration),
     /// Never answer: the call stays pending until its future is dropped.
     Hang,
 }
@@ -73,6 +75,10 @@ impl ScriptedService {
                 Ok(call)
             }
             Step::Fail => Err(ServiceError { call }),
+            Step::FailAfter(latency) => {
+                tokio::time::sleep(latency).await;
+                Err(ServiceError { call })
+            }
             Step::Hang => std::future::pending().await,
         };
         guard.finished = true;

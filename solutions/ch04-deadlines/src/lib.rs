@@ -18,7 +18,6 @@ pub use cancel::CancelToken;
 pub use outcome::RetryError;
 pub use policy::Policy;
 
-// ANCHOR: worst_case_time
 /// The longest a retry under `policy` can take: every attempt runs until its timeout cuts it
 /// off, and every sleep between two attempts is taken in full.
 ///
@@ -31,9 +30,7 @@ pub fn worst_case_time(policy: &Policy) -> Duration {
         .map(|attempt| policy.delay_after(attempt))
         .fold(all_attempts, Duration::saturating_add)
 }
-// ANCHOR_END: worst_case_time
 
-// ANCHOR: child_deadline
 /// The time budget to hand to a downstream call: what the parent had left, minus what has been
 /// spent since, minus a safety `margin` for the trip back. Zero when nothing is left, never a panic.
 pub fn child_deadline(parent_remaining: Duration, spent: Duration, margin: Duration) -> Duration {
@@ -41,9 +38,7 @@ pub fn child_deadline(parent_remaining: Duration, spent: Duration, margin: Durat
         .saturating_sub(spent)
         .saturating_sub(margin)
 }
-// ANCHOR_END: child_deadline
 
-// ANCHOR: retry_until
 /// Calls `op` until it succeeds, the policy's attempts run out, the next step would not fit
 /// before `deadline`, or `cancel` fires, whichever comes first.
 ///
@@ -100,4 +95,3 @@ where
         attempt += 1;
     }
 }
-// ANCHOR_END: retry_until

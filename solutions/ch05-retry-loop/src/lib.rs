@@ -16,7 +16,6 @@ mod timeline;
 
 pub use types::{MIN_DELAY, RetryEvent};
 
-// ANCHOR: delay_before_retry
 /// The delay to sleep before retry number `retry` (counted from 1) when the policy proposes
 /// `proposed`: at most one retry is immediate.
 ///
@@ -30,7 +29,6 @@ pub fn delay_before_retry(retry: u32, proposed: Duration) -> Duration {
         proposed
     }
 }
-// ANCHOR_END: delay_before_retry
 
 // ANCHOR: retry_struct
 /// Says whether an error is worth another attempt.
@@ -59,6 +57,7 @@ where
     F: Fn() -> P,
     P: IntoIterator<Item = Duration>,
 {
+    // ANCHOR: new
     /// A retry loop whose delays come from `make_policy`, called once at the start of every run.
     ///
     /// Until [`Retry::when`] and [`Retry::notify`] say otherwise, every error is retried and
@@ -70,8 +69,8 @@ where
             hook: Box::new(|_| {}),
         }
     }
+    // ANCHOR_END: new
 
-    // ANCHOR: builder
     /// Retries only the errors for which `classifier` returns `true`; any other error is returned
     /// at once, without a hook call and without a sleep.
     pub fn when(self, classifier: impl Fn(&E) -> bool + 'a) -> Self {
@@ -89,9 +88,7 @@ where
             ..self
         }
     }
-    // ANCHOR_END: builder
 
-    // ANCHOR: run
     /// Calls `op` until it succeeds, the classifier rejects its error, or the policy runs out;
     /// returns the first `Ok`, or the last error exactly as `op` returned it.
     ///
@@ -126,5 +123,4 @@ where
             attempt += 1;
         }
     }
-    // ANCHOR_END: run
 }

@@ -27,8 +27,8 @@ impl Iterator for Fixed {
 
 // ANCHOR: linear
 impl Linear {
-    /// The delay before retry number `retry + 1` (so `retry` counts from 0, like chapter 8's
-    /// `attempt`): `initial + retry · increment`.
+    /// The delay before retry number `retry + 1` (so `retry` counts from 0, as chapters 7 and 8
+    /// count `attempt`): `initial + retry · increment`.
     ///
     /// The arithmetic saturates: a delay too long for a `Duration` is `Duration::MAX` (about
     /// 585 billion years), never a panic and never a wrap-around to something short.

@@ -15,7 +15,6 @@ pub mod stubs;
 
 pub use error::{BudgetError, MAX_TOKENS_LIMIT, TOKEN_STEP};
 
-// ANCHOR: fields
 /// Thousandths per token: A6 supports up to three decimal places, so the budget counts in
 /// whole thousandths and its arithmetic is exact.
 const MILLI: u32 = 1_000;
@@ -34,7 +33,6 @@ pub struct RetryBudget {
     /// The current count, in thousandths of a token; always within `0..=max`.
     tokens: AtomicU32,
 }
-// ANCHOR_END: fields
 
 // The budget is shared by every task of a client, so it must be `Send + Sync`: this fails to
 // compile if a field ever makes it otherwise.
@@ -51,7 +49,6 @@ fn thousandths(value: f64, limit: f64) -> Option<u32> {
 }
 
 impl RetryBudget {
-    // ANCHOR: new
     /// A full budget: `max_tokens` tokens, earning `token_ratio` per success.
     ///
     /// `max_tokens` must lie in `[0.001, 1000]` and `token_ratio` must be at least `0.001`; both
@@ -67,9 +64,7 @@ impl RetryBudget {
             tokens: AtomicU32::new(max),
         })
     }
-    // ANCHOR_END: new
 
-    // ANCHOR: update
     /// Replaces the count `t` with `change(t)` as one atomic step.
     ///
     /// Another thread may change the count between our load and our write. `compare_exchange`
@@ -87,9 +82,7 @@ impl RetryBudget {
             }
         }
     }
-    // ANCHOR_END: update
 
-    // ANCHOR: outcomes
     /// Records a successful call: the count rises by `token_ratio`, up to `max_tokens`.
     pub fn on_success(&self) {
         self.update(|tokens| tokens.saturating_add(self.ratio).min(self.max));
@@ -111,13 +104,11 @@ impl RetryBudget {
     pub fn tokens(&self) -> f64 {
         f64::from(self.tokens.load(Relaxed)) / f64::from(MILLI)
     }
-    // ANCHOR_END: outcomes
 }
 
-// ANCHOR: retry_with_budget
 /// Calls `op` at most `attempts` times, like [`capped::retry_capped`], and also asks `budget`
 /// before every retry. Returns the first `Ok`, or the last `Err` when the attempts run out or the
-/// budget refuses a retry.
+/// budget refuses a retry; a refused retry returns at once, without waiting for tokens.
 ///
 /// Every outcome is reported to the budget: `on_success` for an `Ok`, `on_failure` for each
 /// `Err` (the last one included). The failure is recorded *before* the budget is asked, so the
@@ -132,20 +123,17 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    let mut calls = 0;
+    let mut call = 1;
     loop {
-        calls += 1;
-        let error = match op().await {
-            Ok(value) => {
-                budget.on_success();
-                return Ok(value);
-            }
-            Err(error) => error,
+        let outcome = op().await;
+        let Err(error) = outcome else {
+            budget.on_success();
+            return outcome;
         };
         budget.on_failure();
-        if calls >= attempts || !budget.can_retry() {
+        if call >= attempts || !budget.can_retry() {
             return Err(error);
         }
+        call += 1;
     }
 }
-// ANCHOR_END: retry_with_budget

@@ -5,7 +5,10 @@
 //! suite in `src/suite.rs`: virtual time, seeded randomness, mocks with expectations, properties
 //! and a snapshot of a retry timeline. It kills every hidden mutant of [`retry`].
 
+pub mod poll;
 pub mod retry;
 
 #[cfg(test)]
 mod suite;
+#[cfg(test)]
+mod worked;

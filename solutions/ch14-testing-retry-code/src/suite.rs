@@ -44,6 +44,8 @@ struct Run {
     answers: Vec<Result<u32, PaymentError>>,
     /// What the hook was told, in order: the attempt that failed and the delay announced.
     events: Vec<(u32, Duration)>,
+    /// When the hook was told each time, counted from the start of the run.
+    announced_at: Vec<Duration>,
     /// What the loop returned.
     result: Result<u32, PaymentError>,
     /// How long the whole run took.
@@ -68,6 +70,7 @@ async fn run(
     let calls = RefCell::new(Vec::new());
     let answers = RefCell::new(Vec::new());
     let events = RefCell::new(Vec::new());
+    let announced_at = RefCell::new(Vec::new());
     let result = retry_with_backoff(
         || {
             calls.borrow_mut().push(start.elapsed());
@@ -78,13 +81,17 @@ async fn run(
         policy,
         PaymentError::is_transient,
         &mut StdRng::seed_from_u64(seed),
-        |event| events.borrow_mut().push((event.attempt, event.delay)),
+        |event| {
+            events.borrow_mut().push((event.attempt, event.delay));
+            announced_at.borrow_mut().push(start.elapsed());
+        },
     )
     .await;
     Run {
         calls: calls.into_inner(),
         answers: answers.into_inner(),
         events: events.into_inner(),
+        announced_at: announced_at.into_inner(),
         result,
         elapsed: start.elapsed(),
     }
@@ -135,6 +142,14 @@ async fn no_sleep_after_the_last_attempt() {
     // The run ends the moment the last call fails.
     assert_eq!(run.elapsed, run.calls[3]);
     assert_eq!(run.elapsed, run.delays().iter().sum());
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_hook_hears_of_each_retry_before_its_sleep() {
+    let run = run(&POLICY, 2, |_| Err(Unavailable)).await;
+    assert!(run.delays().iter().all(|delay| !delay.is_zero()));
+    // Each announcement comes the moment its attempt failed, before any time passes.
+    assert_eq!(run.announced_at, run.calls[..3]);
 }
 // ANCHOR_END: virtual_time
 
@@ -293,6 +308,17 @@ async fn gives_up_after_max_attempts_with_the_last_error() {
     let paid = pay(&service, 7, 500, &POLICY, &mut StdRng::seed_from_u64(6)).await;
     assert_eq!(paid, Err(TimedOut), "the last error, not the first");
 }
+
+#[tokio::test(start_paused = true)]
+async fn zero_max_attempts_means_one_call() {
+    let policy = RetryPolicy {
+        max_attempts: 0,
+        ..POLICY
+    };
+    let run = run(&policy, 1, |n| if n < 3 { Err(Unavailable) } else { Ok(n) }).await;
+    assert_eq!(run.result, Err(Unavailable));
+    assert_eq!(run.calls.len(), 1);
+}
 // ANCHOR_END: mock_counts
 
 // ---------------------------------------------------------------------------------------------
@@ -392,6 +418,24 @@ proptest! {
         prop_assert_eq!(run.elapsed, expected_start);
     }
     // ANCHOR_END: loop_property
+}
+
+/// A base of one nanosecond and a cap of 11.6 days: the ceiling is 2^retry ns up to retry 49,
+/// far past the 32 bits a narrow shift would stop at.
+#[test]
+fn ceilings_keep_doubling_past_32_bits() {
+    let policy = RetryPolicy {
+        max_attempts: 1,
+        base: Duration::from_nanos(1),
+        cap: Duration::from_secs(1_000_000),
+    };
+    for retry in [31, 32, 33, 40, 49] {
+        assert_eq!(
+            backoff_ceiling(retry, &policy),
+            Duration::from_nanos(1 << retry)
+        );
+    }
+    assert_eq!(backoff_ceiling(50, &policy), policy.cap);
 }
 
 // ANCHOR: many_attempts

@@ -18,7 +18,7 @@ pub mod stubs;
 pub use error::{ErrorKind, StepError};
 pub use log::{SagaLog, StepRecord, StepStatus};
 pub use saga::{CompensationPolicy, Saga, SagaOutcome, StepFailure};
-pub use step::{BoxFuture, Step, StepContext};
+pub use step::{Action, BoxFuture, Step, StepContext};
 
 #[cfg(test)]
 mod worked_example;
@@ -31,7 +31,7 @@ impl Saga {
     /// compensated, newest first.
     pub async fn run(&self, rng: &mut impl Rng) -> SagaOutcome {
         for (index, step) in self.steps.iter().enumerate() {
-            match step.execute(&self.context(index, 1)).await {
+            match step.execute(&self.context(index, Action::Execute, 1)).await {
                 Ok(()) => self.log.set_status(index, StepStatus::Succeeded),
                 Err(error) => {
                     self.log.update(index, |record| {
@@ -97,7 +97,9 @@ impl Saga {
                 record.status = StepStatus::Compensating;
                 record.compensation_attempts = attempt;
             });
-            let error = match step.compensate(&self.context(index, attempt)).await {
+            // The compensation is a request of its own: its context carries its own key.
+            let ctx = self.context(index, Action::Compensate, attempt);
+            let error = match step.compensate(&ctx).await {
                 Ok(()) => {
                     self.log.set_status(index, StepStatus::Compensated);
                     return Ok(());

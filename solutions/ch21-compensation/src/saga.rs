@@ -10,7 +10,7 @@ use rand::{Rng, RngExt};
 
 use crate::error::StepError;
 use crate::log::{SagaLog, StepRecord};
-use crate::step::{Step, StepContext};
+use crate::step::{Action, Step, StepContext};
 
 // ANCHOR: policy
 /// How a compensation is retried: at most `max_attempts` calls, with capped full-jitter
@@ -181,9 +181,10 @@ impl Saga {
         self.steps[index].name()
     }
 
-    /// The context of attempt `attempt` (counted from 1) of a call to step `index`.
-    pub fn context(&self, index: usize, attempt: u32) -> StepContext {
-        StepContext::new(&self.id, self.step_name(index), attempt)
+    /// The context of attempt `attempt` (counted from 1) of `action` on step `index`; its
+    /// [`StepContext::idempotency_key`] is the key of that request.
+    pub fn context(&self, index: usize, action: Action, attempt: u32) -> StepContext {
+        StepContext::new(&self.id, self.step_name(index), action, attempt)
     }
 }
 

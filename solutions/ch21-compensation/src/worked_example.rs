@@ -9,17 +9,23 @@ use rand::rngs::StdRng;
 use crate::stubs::{Journal, StubStep};
 use crate::{CompensationPolicy, ErrorKind, Saga};
 
+/// The saga's id in every story.
+const ORDER: &str = "order-21";
+
 // ANCHOR: run_checkout
 /// Runs one checkout (inventory, payment, shipping) under the default policy with a seeded
 /// generator, and renders its journal, its outcome and its final log.
 async fn run_checkout(title: &str, payment: impl Fn(&Journal) -> StubStep) -> String {
     let journal = Journal::new();
-    let saga = Saga::new("order-21", CompensationPolicy::default())
-        .step(StubStep::inventory(&journal))
-        .step(payment(&journal))
-        .step(StubStep::shipping(&journal).failing_execute(1, ErrorKind::Permanent));
+    let stubs = &journal;
+    let policy = CompensationPolicy::default();
+    let saga = Saga::new(ORDER, policy)
+        .step(StubStep::inventory(stubs))
+        .step(payment(stubs))
+        .step(StubStep::shipping(stubs).failing_execute(1, ErrorKind::Permanent));
 
-    let outcome = saga.run(&mut StdRng::seed_from_u64(21)).await;
+    let mut rng = StdRng::seed_from_u64(21);
+    let outcome = saga.run(&mut rng).await;
 
     let mut page = format!("**{title}**\n\n{}\n", journal.to_markdown());
     let _ = writeln!(page, "The saga ends **{outcome}**. Its log at the end:\n");

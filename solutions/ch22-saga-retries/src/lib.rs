@@ -25,7 +25,7 @@ pub use error::{ErrorKind, StepError};
 pub use log::{SagaLog, SagaStatus, SharedLog, StepRecord, StepStatus};
 pub use policy::{GiveUp, OnExhausted, Plan, StepPolicy};
 pub use saga::{Action, Saga, StepEnd};
-pub use step::{DEFAULT_CLIENT_RETRIES, Step, StepContext};
+pub use step::{DEFAULT_CLIENT_RETRIES, Step, StepContext, undo_key};
 
 #[cfg(test)]
 mod worked_example;
@@ -69,10 +69,10 @@ pub fn full_jitter(retry: u32, base: Duration, cap: Duration, rng: &mut impl Rng
 /// What to do after attempt number `attempt` (counted from 1) failed with `error`, `elapsed`
 /// after the step's first attempt started.
 ///
-/// In this order: a permanent error is not retried; after `max_attempts` attempts there is no
-/// other; the wait is the server's `Retry-After` if it sent one, else a full-jitter draw; and a
-/// wait that would end at or past `total_budget` is not started, because the next attempt could
-/// not start in time.
+/// A permanent error is not retried; after `max_attempts` attempts there is no other; the wait
+/// is the server's `Retry-After` (capped at `max_hint`) if it sent one, else a full-jitter draw;
+/// and a wait that would end at or past `total_budget` is not started, because the next attempt
+/// could not start in time. For a hint, the budget sees the hint as the server sent it.
 pub fn plan_retry(
     policy: &StepPolicy,
     attempt: u32,
@@ -80,13 +80,17 @@ pub fn plan_retry(
     elapsed: Duration,
     rng: &mut impl Rng,
 ) -> Plan {
-    let delay = match error.kind {
+    // What the server asked for, and what we will wait.
+    let (asked, delay) = match error.kind {
         ErrorKind::Permanent => return Plan::GiveUp(GiveUp::Permanent),
         _ if attempt >= policy.max_attempts => return Plan::GiveUp(GiveUp::AttemptsUsedUp),
-        ErrorKind::RetryAfter(hint) => hint,
-        ErrorKind::Transient => full_jitter(attempt - 1, policy.base, policy.cap, rng),
+        ErrorKind::RetryAfter(hint) => (hint, hint.min(policy.max_hint)),
+        ErrorKind::Transient => {
+            let delay = full_jitter(attempt - 1, policy.base, policy.cap, rng);
+            (delay, delay)
+        }
     };
-    if elapsed.saturating_add(delay) >= policy.total_budget {
+    if elapsed.saturating_add(asked) >= policy.total_budget {
         return Plan::GiveUp(GiveUp::OutOfTime);
     }
     Plan::RetryIn(delay)
@@ -99,12 +103,15 @@ impl Saga {
     /// keeping the step's log record true at every moment.
     ///
     /// - One idempotency key per step, minted on first use and stored in the record; every
-    ///   attempt (and the compensation) carries it.
+    ///   attempt of the execution carries it. A compensation is a request of its own: every
+    ///   attempt of it carries [`undo_key`] of the step's key, and names the step's key as what
+    ///   it undoes.
     /// - The step's client must not retry on its own: `client_retries = 0`.
     /// - Each attempt is cut off after `min(per_attempt_timeout, what is left of the budget)`.
     /// - Before an attempt: `attempt_count`, the in-flight status, no `next_retry_at`. After a
     ///   failure: `last_error`, and either the waiting status with `next_retry_at` (then the
-    ///   sleep) or `Failed`.
+    ///   sleep) or the given-up status.
+    /// - Giving up says whether an attempt timed out: the action may have taken effect.
     /// - The cancel token stops an attempt or a sleep at once.
     pub async fn run_step(
         &self,
@@ -115,8 +122,8 @@ impl Saga {
     ) -> Result<(), StepEnd> {
         let step = &self.steps[index];
         let policy = &step.policy;
-        // One key per step, minted once and kept in the log: every attempt reuses it, and so
-        // does the compensation.
+        // One key per step, minted once and kept in the log: every attempt reuses it. The
+        // compensation has its own, derived from it, and names it as the work it undoes.
         let key = self
             .log
             .step(index)
@@ -126,9 +133,14 @@ impl Saga {
             record.idempotency_key = Some(key.clone());
             record.attempt_count = 0;
         });
+        let (request_key, undoes) = match action {
+            Action::Execute => (key, None),
+            Action::Compensate => (undo_key(&key), Some(key)),
+        };
         let started = Instant::now();
 
         let mut attempt = 0;
+        let mut maybe_done = false;
         loop {
             attempt += 1;
             self.log.update_step(index, |record| {
@@ -138,16 +150,21 @@ impl Saga {
             });
             let ctx = StepContext {
                 client_retries: 0,
-                ..StepContext::new(&self.id, step.name(), key.clone(), attempt)
+                undoes: undoes.clone(),
+                ..StepContext::new(&self.id, step.name(), request_key.clone(), attempt)
             };
             let limit = policy
                 .per_attempt_timeout
                 .min(policy.total_budget.saturating_sub(started.elapsed()));
             let outcome = tokio::select! {
                 biased;
-                () = cancel.cancelled() => return Err(self.cancelled(index)),
+                () = cancel.cancelled() => return Err(self.cancelled(index, action)),
                 outcome = tokio::time::timeout(limit, step.call(action, &ctx)) => {
-                    outcome.unwrap_or_else(|_| Err(StepError::timed_out(limit)))
+                    outcome.unwrap_or_else(|_| {
+                        // No answer: the call may have taken effect before it was cut off.
+                        maybe_done = true;
+                        Err(StepError::timed_out(limit))
+                    })
                 }
             };
             let error = match outcome {
@@ -162,10 +179,10 @@ impl Saga {
             match plan_retry(policy, attempt, &error, started.elapsed(), rng) {
                 Plan::GiveUp(_) => {
                     self.log.update_step(index, |record| {
-                        record.status = StepStatus::Failed;
+                        record.status = action.gave_up();
                         record.last_error = Some(error.message.clone());
                     });
-                    return Err(StepEnd::GaveUp(error));
+                    return Err(StepEnd::GaveUp { error, maybe_done });
                 }
                 Plan::RetryIn(delay) => {
                     let next_attempt_at = Instant::now() + delay;
@@ -176,7 +193,7 @@ impl Saga {
                     });
                     tokio::select! {
                         biased;
-                        () = cancel.cancelled() => return Err(self.cancelled(index)),
+                        () = cancel.cancelled() => return Err(self.cancelled(index, action)),
                         () = tokio::time::sleep_until(next_attempt_at) => {}
                     }
                 }
@@ -185,10 +202,10 @@ impl Saga {
     }
     // ANCHOR_END: run_step
 
-    /// Marks step `index` as stopped by the cancel token.
-    fn cancelled(&self, index: usize) -> StepEnd {
+    /// Marks `action` of step `index` as stopped by the cancel token.
+    fn cancelled(&self, index: usize, action: Action) -> StepEnd {
         self.log.update_step(index, |record| {
-            record.status = StepStatus::Failed;
+            record.status = action.gave_up();
             record.next_retry_at = None;
             record.last_error = Some("cancelled".to_owned());
         });
@@ -202,39 +219,43 @@ impl Saga {
     pub async fn run(&self, rng: &mut impl Rng, cancel: &CancelToken) -> SagaStatus {
         self.set_status(SagaStatus::Running);
         for index in 0..self.steps.len() {
-            match self.run_step(index, Action::Execute, rng, cancel).await {
+            let maybe_done = match self.run_step(index, Action::Execute, rng, cancel).await {
                 Ok(()) => continue,
                 Err(StepEnd::Cancelled) => return self.set_status(SagaStatus::Cancelled),
-                Err(StepEnd::GaveUp(_)) => {}
-            }
+                Err(StepEnd::GaveUp { maybe_done, .. }) => maybe_done,
+            };
+            // A step whose answer was lost may have done its work: it counts as done.
+            let done = if maybe_done { index + 1 } else { index };
             let end = match self.steps[index].policy.on_exhausted {
+                OnExhausted::Stop if maybe_done => SagaStatus::NeedsHuman,
                 OnExhausted::Stop => SagaStatus::Failed,
                 OnExhausted::HandToHuman => SagaStatus::NeedsHuman,
-                OnExhausted::Compensate => self.compensate_before(index, rng, cancel).await,
+                OnExhausted::Compensate => self.compensate(done, rng, cancel).await,
             };
             return self.set_status(end);
         }
         self.set_status(SagaStatus::Completed)
     }
 
-    /// Undoes the steps before `failed`, newest first, each retried under its own policy.
-    /// The failed step itself never completed, so there is nothing of it to undo.
-    async fn compensate_before(
+    /// Undoes steps `0 .. done`, newest first, each retried under its own policy. A
+    /// compensation that gives up does not stop the others: everything that can be undone is
+    /// undone, and then the saga goes to a person.
+    async fn compensate(
         &self,
-        failed: usize,
+        done: usize,
         rng: &mut impl Rng,
         cancel: &CancelToken,
     ) -> SagaStatus {
         self.set_status(SagaStatus::Compensating);
-        for index in (0..failed).rev() {
+        let mut end = SagaStatus::Compensated;
+        for index in (0..done).rev() {
             match self.run_step(index, Action::Compensate, rng, cancel).await {
                 Ok(()) => {}
                 Err(StepEnd::Cancelled) => return SagaStatus::Cancelled,
-                // A compensation that cannot be done is for an operator to sort out.
-                Err(StepEnd::GaveUp(_)) => return SagaStatus::NeedsHuman,
+                Err(StepEnd::GaveUp { .. }) => end = SagaStatus::NeedsHuman,
             }
         }
-        SagaStatus::Compensated
+        end
     }
     // ANCHOR_END: run
 

@@ -5,9 +5,12 @@ use std::time::Duration;
 /// What the saga does when a step's retries run out (or its error is permanent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnExhausted {
-    /// Undo the steps that completed, newest first, and end the saga `Compensated`.
+    /// Undo the steps that completed, newest first, and the step that gave up too if one of its
+    /// attempts timed out (it may have done its work); end the saga `Compensated`, or
+    /// `NeedsHuman` if a compensation gave up.
     Compensate,
-    /// End the saga `Failed` where it stands: nothing is undone.
+    /// End the saga `Failed` where it stands: nothing is undone. If an attempt of the step that
+    /// gave up timed out, its work may stand, and the saga ends `NeedsHuman` instead.
     Stop,
     /// End the saga `NeedsHuman`: nothing is undone; an operator decides, reading the log.
     HandToHuman,
@@ -28,6 +31,9 @@ pub struct StepPolicy {
     /// The longest the whole step may take, from the start of its first attempt: attempts,
     /// timeouts and sleeps together.
     pub total_budget: Duration,
+    /// The longest wait a server's `Retry-After` may impose (chapter 11): a longer hint is
+    /// followed for this long. The budget is compared with the hint before it is capped.
+    pub max_hint: Duration,
     /// What happens when the step gives up.
     pub on_exhausted: OnExhausted,
 }
@@ -35,7 +41,7 @@ pub struct StepPolicy {
 
 impl Default for StepPolicy {
     /// Five attempts of at most 2 s each, full jitter from 200 ms up to a 30 s cap, the whole
-    /// step within 30 s, and compensation when it gives up.
+    /// step within 30 s, hints followed for at most 10 s, and compensation when it gives up.
     fn default() -> Self {
         Self {
             max_attempts: 5,
@@ -43,6 +49,7 @@ impl Default for StepPolicy {
             cap: Duration::from_secs(30),
             per_attempt_timeout: Duration::from_secs(2),
             total_budget: Duration::from_secs(30),
+            max_hint: Duration::from_secs(10),
             on_exhausted: OnExhausted::Compensate,
         }
     }
@@ -82,6 +89,7 @@ pub enum GiveUp {
     Permanent,
     /// `max_attempts` attempts have been made.
     AttemptsUsedUp,
-    /// The next attempt could only start at or after the end of `total_budget`.
+    /// The next attempt could only start at or after the end of `total_budget` (for a
+    /// `Retry-After`, the hint before it is capped at `max_hint`).
     OutOfTime,
 }

@@ -43,13 +43,23 @@ impl Action {
             Self::Compensate => StepStatus::Compensated,
         }
     }
+
+    /// The step's status once this action has given up (or was cancelled): `Failed` for an
+    /// execution; `CompensationFailed` for a compensation, whose step's work still stands.
+    pub fn gave_up(self) -> StepStatus {
+        match self {
+            Self::Execute => StepStatus::Failed,
+            Self::Compensate => StepStatus::CompensationFailed,
+        }
+    }
 }
 
 /// How a step's action ends when it does not succeed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StepEnd {
-    /// It stopped retrying (permanent error, attempts used up, or out of time) after this error.
-    GaveUp(StepError),
+    /// It stopped retrying (permanent error, attempts used up, or out of time) after `error`.
+    /// `maybe_done`: one of its attempts timed out, so the action may have taken effect anyway.
+    GaveUp { error: StepError, maybe_done: bool },
     /// The cancel token fired.
     Cancelled,
 }

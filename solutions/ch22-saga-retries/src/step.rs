@@ -20,8 +20,12 @@ pub struct StepContext {
     pub saga_id: String,
     /// The step's name.
     pub step: String,
-    /// The key the remote service deduplicates on: one per step, the same on every attempt.
+    /// The key the remote service deduplicates this request on, the same on every attempt of
+    /// it: the step's key for an execution, [`undo_key`] of it for a compensation.
     pub idempotency_key: String,
+    /// For a compensation, the key of the execution it undoes: the reference that tells the
+    /// service which charge to refund. `None` for an execution.
+    pub undoes: Option<String>,
     /// Which attempt of the current action this is, counted from 1.
     pub attempt: u32,
     /// How many retries the step's client library may make by itself inside this one attempt.
@@ -30,7 +34,8 @@ pub struct StepContext {
 }
 
 impl StepContext {
-    /// A context with the client library's default retries ([`DEFAULT_CLIENT_RETRIES`]).
+    /// A context with the client library's default retries ([`DEFAULT_CLIENT_RETRIES`]) and no
+    /// reference to undo.
     pub fn new(
         saga_id: impl Into<String>,
         step: impl Into<String>,
@@ -41,10 +46,18 @@ impl StepContext {
             saga_id: saga_id.into(),
             step: step.into(),
             idempotency_key: idempotency_key.into(),
+            undoes: None,
             attempt,
             client_retries: DEFAULT_CLIENT_RETRIES,
         }
     }
+}
+
+/// The idempotency key of the compensation of the step whose key is `step_key`:
+/// `"{step_key}:undo"`. A compensation is a request of its own, and a key names one request
+/// (chapter 20), so it never reuses its step's key.
+pub fn undo_key(step_key: &str) -> String {
+    format!("{step_key}:undo")
 }
 
 // ANCHOR: step
@@ -52,7 +65,8 @@ impl StepContext {
 ///
 /// Each call makes **one** attempt; retrying is the orchestrator's job. Both calls must be
 /// idempotent under `ctx.idempotency_key`: the orchestrator may repeat them after a failure or a
-/// timeout whose outcome it cannot know.
+/// timeout whose outcome it cannot know. A compensation names the execution it undoes in
+/// `ctx.undoes`.
 pub trait Step: Send + Sync {
     /// The step's name, unique within its saga.
     fn name(&self) -> &str;

@@ -4,8 +4,11 @@
 //! Each stub is a remote service behind a client library. The service follows a script, one
 //! [`Reply`] per call, and answers `Ok` once the script is used up. Like a real payment API, it
 //! deduplicates on the idempotency key: a call with a key whose work is already done answers
-//! `Ok` again without doing it twice. The client library, like real ones, retries transient
-//! failures at once by itself, `ctx.client_retries` times, unless told not to.
+//! `Ok` again without doing it twice. A key names one request: a compensation that comes with a
+//! key already used by an execution is refused (422), and one that does not say which execution
+//! it undoes (`ctx.undoes`) is refused too (400). Undoing an execution that never took effect
+//! succeeds and does nothing. The client library, like real ones, retries transient failures at
+//! once by itself, `ctx.client_retries` times, unless told not to.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -74,8 +77,10 @@ struct State {
     calls: Vec<BackendCall>,
     /// The keys whose work is done (a reservation, a charge, a booking).
     done: Vec<String>,
-    /// The keys whose work has been undone.
+    /// The keys of the compensations that are done.
     undone: Vec<String>,
+    /// The keys of the executions whose work a compensation undid.
+    reverted: Vec<String>,
 }
 
 /// A scripted remote service behind a client library that retries by itself.
@@ -149,9 +154,9 @@ impl StubService {
         self.state().done.len()
     }
 
-    /// How many times the work was undone.
+    /// How many times work that had been done was undone.
     pub fn times_undone(&self) -> usize {
-        self.state().undone.len()
+        self.state().reverted.len()
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -195,7 +200,25 @@ impl StubService {
                 // Already done under this key: answer as the first time, do nothing again.
                 return Ok(());
             }
-            script.pop_front().unwrap_or(Reply::Ok)
+            let reply = script.pop_front().unwrap_or(Reply::Ok);
+            if action == Action::Compensate {
+                let reused = state
+                    .calls
+                    .iter()
+                    .any(|call| call.action == Action::Execute && call.key == ctx.idempotency_key);
+                if reused {
+                    return Err(StepError::permanent(format!(
+                        "HTTP 422: key {} was already used for another request",
+                        ctx.idempotency_key
+                    )));
+                }
+                if ctx.undoes.is_none() {
+                    return Err(StepError::permanent(
+                        "HTTP 400: a compensation must name the execution it undoes",
+                    ));
+                }
+            }
+            reply
         };
         match reply {
             Reply::Ok => {
@@ -217,11 +240,17 @@ impl StubService {
 
     fn finish(&self, action: Action, ctx: &StepContext) {
         let mut state = self.state();
-        let finished = match action {
-            Action::Execute => &mut state.done,
-            Action::Compensate => &mut state.undone,
-        };
-        finished.push(ctx.idempotency_key.clone());
+        match action {
+            Action::Execute => state.done.push(ctx.idempotency_key.clone()),
+            Action::Compensate => {
+                state.undone.push(ctx.idempotency_key.clone());
+                // Undoing work that was never done under that key does nothing.
+                let undoes = ctx.undoes.clone().unwrap_or_default();
+                if state.done.contains(&undoes) && !state.reverted.contains(&undoes) {
+                    state.reverted.push(undoes);
+                }
+            }
+        }
     }
 }
 
@@ -274,8 +303,11 @@ impl Checkout {
 
     /// The three steps' policies. Each fits its attempts, timeouts and sleeps inside its budget.
     ///
+    /// Every step follows a `Retry-After` for at most 10 s.
+    ///
     /// - inventory: 4 attempts, 1 s each, jitter from 100 ms (cap 2 s), 10 s in all; when it
-    ///   gives up there is nothing to undo, so the saga stops.
+    ///   gives up there is nothing before it to undo, so the saga stops (or, if an attempt timed
+    ///   out and the reservation may stand, goes to a person).
     /// - payment: 5 attempts, 2 s each, jitter from 200 ms (cap 5 s), 30 s in all; compensate.
     /// - shipping: 5 attempts, 2 s each, jitter from 500 ms (cap 10 s), 20 s in all; compensate.
     pub fn policies() -> [StepPolicy; 3] {
@@ -288,6 +320,7 @@ impl Checkout {
                 cap: secs(2),
                 per_attempt_timeout: secs(1),
                 total_budget: secs(10),
+                max_hint: secs(10),
                 on_exhausted: OnExhausted::Stop,
             },
             StepPolicy {
@@ -296,6 +329,7 @@ impl Checkout {
                 cap: secs(5),
                 per_attempt_timeout: secs(2),
                 total_budget: secs(30),
+                max_hint: secs(10),
                 on_exhausted: OnExhausted::Compensate,
             },
             StepPolicy {
@@ -304,6 +338,7 @@ impl Checkout {
                 cap: secs(10),
                 per_attempt_timeout: secs(2),
                 total_budget: secs(20),
+                max_hint: secs(10),
                 on_exhausted: OnExhausted::Compensate,
             },
         ]

@@ -18,7 +18,8 @@ const SECOND: Duration = Duration::from_secs(1);
 async fn run_checkout(title: &str, checkout: Checkout) -> String {
     let mut rng = StdRng::seed_from_u64(2022);
     let timeline = Timeline::watch(&checkout.saga.log());
-    let status = checkout.saga.run(&mut rng, &CancelToken::new()).await;
+    let cancel = CancelToken::new();
+    let status = checkout.saga.run(&mut rng, &cancel).await;
     let table = timeline.finish().await;
 
     let services = [
@@ -78,6 +79,15 @@ async fn checkout() {
                 StubService::inventory().failing_with([Reply::http(404)]),
                 StubService::payment(),
                 StubService::shipping(),
+            ),
+        ),
+        (
+            "5. The carrier never answers: its outcome is unknown, so it is compensated too",
+            Checkout::new(
+                "order-5",
+                StubService::inventory(),
+                StubService::payment(),
+                StubService::shipping().failing_with(vec![Reply::Hang; 5]),
             ),
         ),
     ];

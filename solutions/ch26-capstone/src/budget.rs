@@ -76,6 +76,7 @@ impl RetryBudget {
         }
     }
 
+    // ANCHOR: budget
     /// Records a successful call: the bucket gains `token_ratio`, up to `max_tokens`.
     pub fn on_success(&self) {
         if let Some(max) = self.max {
@@ -95,6 +96,7 @@ impl RetryBudget {
             None => true,
         }
     }
+    // ANCHOR_END: budget
 
     /// The tokens left, with three decimals (`None` for an unlimited budget).
     pub fn tokens(&self) -> Option<f64> {

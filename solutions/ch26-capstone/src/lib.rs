@@ -8,9 +8,11 @@
 //! - [`consume_order_placed`] lets only the first copy of an event start a saga (chapter 20);
 //! - [`run_step`] makes one step's attempts: a timeout each, transient errors only, the
 //!   server's `Retry-After` or full jitter, a total time budget, the client's retry budget,
-//!   and one idempotency key for all of them (chapters 2 to 13 and 22);
+//!   and one idempotency key for all of them, the compensation's its own (chapters 2 to 13, 21
+//!   and 22);
 //! - [`run_checkout`] runs the steps in order and, when one gives up, undoes every step that
-//!   may have done its work, newest first (chapter 21), including one whose answer was lost.
+//!   may have done its work, newest first, including one whose answer was lost, and does not
+//!   stop at a compensation that gives up (chapter 21's rules of the way back).
 //!
 //! Everything else (the database, the chaos, the services, the driver, the report) is given.
 
@@ -124,7 +126,9 @@ pub fn consume_order_placed(
 /// Runs `action` of one step for `order` until it succeeds or gives up; when it gives up,
 /// returns the last error and whether the work may have been done anyway.
 ///
-/// - Every attempt carries the same `key`.
+/// - `key` is the step's key. Every attempt of the execution carries it; every attempt of the
+///   compensation carries the compensation's own key, `key.undo()`, and names `key` as the work
+///   it undoes.
 /// - Each attempt is cut off after `min(per_attempt_timeout, what is left of total_budget)`;
 ///   a timeout is a transient failure whose outcome is unknown: `maybe_done`.
 /// - Permanent errors end the step at once, and cost the budget nothing.
@@ -141,6 +145,11 @@ pub async fn run_step(
     rng: &mut impl Rng,
 ) -> Result<(), GaveUp> {
     let budget = client.budget(action);
+    // A compensation is a request of its own: its own key, and the step's key as its reference.
+    let (request_key, undoes) = match action {
+        Action::Execute => (key.clone(), None),
+        Action::Compensate => (key.undo(), Some(key.clone())),
+    };
     let started = Instant::now();
     let mut maybe_done = false;
     let mut attempt = 0;
@@ -149,7 +158,8 @@ pub async fn run_step(
         let call = Call {
             order,
             action,
-            key: key.clone(),
+            key: request_key.clone(),
+            undoes: undoes.clone(),
             attempt,
         };
         let left = policy.total_budget.saturating_sub(started.elapsed());
@@ -185,10 +195,10 @@ pub async fn run_step(
 /// [`run_step`] under `cfg.execute` with a key of its own.
 ///
 /// When a step gives up, every step that may have done its work is compensated, newest first,
-/// each through [`run_step`] under `cfg.compensate` with the key its execution used: the steps
-/// that completed, and the one that gave up if `maybe_done` says its work may have been done.
-/// All undone: `Compensated`. A compensation that gives up leaves the order to an operator:
-/// `NeedsHuman`.
+/// each through [`run_step`] under `cfg.compensate` with its step's key: the steps that
+/// completed, and the one that gave up if `maybe_done` says its work may have been done. A
+/// compensation that gives up does not stop the others. All undone: `Compensated`; any left
+/// standing: `NeedsHuman`, for an operator.
 pub async fn run_checkout(
     order: OrderId,
     clients: &Clients,
@@ -214,7 +224,7 @@ pub async fn run_checkout(
     SagaOutcome::Completed
 }
 
-/// Undoes the `done` steps of `order`, newest first.
+/// Undoes the `done` steps of `order`, newest first, every one of them even when one gives up.
 async fn compensate(
     order: OrderId,
     done: &[(Step, IdempotencyKey)],
@@ -222,13 +232,14 @@ async fn compensate(
     cfg: &CheckoutConfig,
     rng: &mut impl Rng,
 ) -> SagaOutcome {
+    let mut outcome = SagaOutcome::Compensated;
     for (step, key) in done.iter().rev() {
         let client = clients.get(*step);
         let undone = run_step(client, order, Action::Compensate, key, &cfg.compensate, rng).await;
         if undone.is_err() {
-            return SagaOutcome::NeedsHuman;
+            outcome = SagaOutcome::NeedsHuman;
         }
     }
-    SagaOutcome::Compensated
+    outcome
 }
 // ANCHOR_END: run_checkout

@@ -69,7 +69,8 @@ impl fmt::Display for Step {
 pub enum Action {
     /// The step's work: reserve, charge, book.
     Execute,
-    /// Undo the work done under the same idempotency key: release, refund, cancel.
+    /// Undo the work done under the key the call names in [`Call::undoes`]: release, refund,
+    /// cancel.
     Compensate,
 }
 
@@ -83,7 +84,9 @@ impl fmt::Display for Action {
 }
 
 /// The key a service deduplicates on. One per step of a saga: minted once, before the step's
-/// first attempt, and sent unchanged with every attempt and with the step's compensation.
+/// first attempt, and sent unchanged with every attempt. The step's compensation is a request of
+/// its own with a key of its own, [`IdempotencyKey::undo`], that names the step's key as the work
+/// it undoes (chapter 21, section 21.5).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct IdempotencyKey(String);
 
@@ -91,6 +94,12 @@ impl IdempotencyKey {
     /// A fresh random key, like a version 4 UUID: 64 random bits from `rng`.
     pub fn mint(rng: &mut impl Rng) -> Self {
         Self(format!("k-{:016x}", rng.next_u64()))
+    }
+
+    /// The key of the compensation of the step whose key this is: `"{key}:undo"`, the same on
+    /// every attempt of the compensation, and never the step's own key (a key names one request).
+    pub fn undo(&self) -> Self {
+        Self(format!("{}:undo", self.0))
     }
 
     pub fn as_str(&self) -> &str {
@@ -104,16 +113,22 @@ impl fmt::Display for IdempotencyKey {
     }
 }
 
+// ANCHOR: call
 /// One call from the orchestrator to a service: one attempt of one step's action.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Call {
     pub order: OrderId,
     pub action: Action,
-    /// The step's key: the same on every attempt.
+    /// The key of this request, the same on every attempt of it: the step's key for an
+    /// execution, its [`IdempotencyKey::undo`] for a compensation.
     pub key: IdempotencyKey,
+    /// For a compensation, the step's key: the execution whose work it undoes. `None` for an
+    /// execution.
+    pub undoes: Option<IdempotencyKey>,
     /// Which attempt of this action this is, counted from 1.
     pub attempt: u32,
 }
+// ANCHOR_END: call
 
 /// What a failure says about the next attempt (chapter 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,6 +184,7 @@ impl fmt::Display for ServiceError {
 
 impl std::error::Error for ServiceError {}
 
+// ANCHOR: gave_up
 /// Why a step gave up: the last attempt's error, and whether the step's work may have been done
 /// all the same.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,19 +192,21 @@ pub struct GaveUp {
     /// The last attempt's error.
     pub error: ServiceError,
     /// Some attempt ended without an answer (a timeout): the service may have done the work
-    /// before the answer was lost. Such a step is undone like a completed one; under its key,
-    /// undoing work that never happened does nothing.
+    /// before the answer was lost. Such a step is undone like a completed one; undoing work that
+    /// never happened under its key does nothing.
     pub maybe_done: bool,
 }
+// ANCHOR_END: gave_up
 
 /// How a checkout saga ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SagaOutcome {
     /// Every step succeeded: stock reserved, card charged, shipment booked.
     Completed,
-    /// A step gave up and every step before it was undone, newest first.
+    /// A step gave up and every step that may have done its work was undone, newest first.
     Compensated,
-    /// A compensation gave up: an operator must finish the job, reading the report.
+    /// A compensation gave up (the others were still undone): an operator must finish the job,
+    /// reading the report.
     NeedsHuman,
     /// A step gave up and nothing was undone. **Not** a terminal state: stock stays reserved
     /// and the card stays charged for an order that will never ship.

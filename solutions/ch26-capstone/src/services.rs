@@ -6,7 +6,10 @@
 //! Like a real payment API, every service deduplicates on the idempotency key: the first
 //! outcome for a key and action (success or refusal) is saved, and a later call with the same
 //! key and action gets it again without any work being done twice. A call with a *new* key is
-//! new work: that is how a retry with a fresh key charges a card twice.
+//! new work: that is how a retry with a fresh key charges a card twice. A key names one request:
+//! a compensation that comes with a key an execution used is refused (422), and one that does
+//! not name the execution it undoes is refused too (400). Undoing work that was never done
+//! under the named key does nothing, successfully.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -48,6 +51,8 @@ pub struct CallRecord {
     pub order: OrderId,
     pub action: Action,
     pub key: IdempotencyKey,
+    /// The execution key a compensation named as the work it undoes.
+    pub undoes: Option<IdempotencyKey>,
     /// The attempt number the caller sent.
     pub attempt: u32,
     pub answer: Answer,
@@ -128,6 +133,7 @@ impl Service {
             order: call.order,
             action: call.action,
             key: call.key.clone(),
+            undoes: call.undoes.clone(),
             attempt: call.attempt,
             answer,
             latency,
@@ -148,6 +154,22 @@ impl Service {
         if let Some(saved) = state.saved.get(&saved_key) {
             return (Answer::Replayed, saved.clone());
         }
+        if call.action == Action::Compensate {
+            // A key names one request: the compensation must bring its own, and say what it undoes.
+            let reused = state
+                .saved
+                .contains_key(&(call.key.clone(), Action::Execute));
+            let refusal = match &call.undoes {
+                _ if reused => Some(422),
+                None => Some(400),
+                Some(_) => None,
+            };
+            if let Some(status) = refusal {
+                let result = Err(ServiceError::http(status, None));
+                state.saved.insert(saved_key, result.clone());
+                return (Answer::Refused, result);
+            }
+        }
         let (answer, result, did_work) = match call.action {
             Action::Execute if self.chaos.refuses(call.order) => {
                 let status = if self.step() == Step::Payment {
@@ -162,8 +184,14 @@ impl Service {
                 )
             }
             Action::Execute => (Answer::Done, Ok(()), state.done.insert(call.key.clone())),
-            // Undoing work that was never done under this key does nothing, successfully.
-            Action::Compensate => (Answer::Done, Ok(()), state.done.remove(&call.key)),
+            // Undoing work that was never done under that key does nothing, successfully.
+            Action::Compensate => {
+                let undone = call
+                    .undoes
+                    .as_ref()
+                    .is_some_and(|undoes| state.done.remove(undoes));
+                (Answer::Done, Ok(()), undone)
+            }
         };
         if did_work {
             state.effects.push(Effect {

@@ -120,7 +120,7 @@ impl Run {
 
 #[test]
 fn permanent_failure() {
-    for max_retries in [0, 1, 2, 3, 5, 10, 100] {
+    for max_retries in [0, 1, 2, 3, 5, 10, 100, 300] {
         let setting = format!("with max_retries = {max_retries} and a service that always fails");
         let run = run(max_retries, Service::always_failing());
         let result = run.result(&setting);
@@ -138,7 +138,16 @@ fn permanent_failure() {
 
 #[test]
 fn recovers_after_k() {
-    for (failures, max_retries) in [(0, 2), (1, 2), (2, 2), (1, 5), (4, 10), (9, 9)] {
+    for (failures, max_retries) in [
+        (0, 2),
+        (1, 2),
+        (2, 2),
+        (1, 5),
+        (4, 10),
+        (9, 9),
+        (0, u32::MAX),
+        (4, u32::MAX),
+    ] {
         let setting = format!(
             "with max_retries = {max_retries} and {}",
             recovering(failures)

@@ -69,6 +69,44 @@ fn http(status: u16) -> CallError {
     }
 }
 
+/// 501 and 505: the book discusses them, and either verdict passes.
+const LEFT_OUT: [u16; 2] = [501, 505];
+
+/// Every transient status: 408, 429, and the whole 5xx class, known codes or not.
+fn transient_statuses() -> Vec<u16> {
+    [408, 429]
+        .into_iter()
+        .chain((500..=599).filter(|status| !LEFT_OUT.contains(status)))
+        .collect()
+}
+
+/// Every permanent status: the whole 4xx class, known codes or not, except 408 and 429.
+fn permanent_statuses() -> Vec<u16> {
+    (400..=499)
+        .filter(|status| ![408, 429].contains(status))
+        .collect()
+}
+
+fn hinted(status: u16, hint: Duration) -> CallError {
+    CallError::Http {
+        status,
+        retry_after: Some(hint),
+    }
+}
+
+/// The first `limit` mistakes and how many there were in all, for a message.
+fn first_of(mistakes: &str, limit: usize) -> String {
+    let all: Vec<&str> = mistakes.split("; ").collect();
+    if all.len() <= limit {
+        return mistakes.to_owned();
+    }
+    format!(
+        "{} (and {} more)",
+        all[..limit].join("; "),
+        all.len() - limit
+    )
+}
+
 #[test]
 fn transient_http_statuses() {
     let statuses = [408, 429, 500, 502, 503, 504];
@@ -77,6 +115,17 @@ fn transient_http_statuses() {
         mistakes.is_empty(),
         "408 Request Timeout, 429 Too Many Requests and the server errors 500, 502, 503 and 504 \
          are transient: the same request may succeed a little later. Yours: {mistakes}",
+    );
+    let class = transient_statuses()
+        .into_iter()
+        .map(|status| (http(status), Retryability::Transient));
+    let mistakes = wrong(class);
+    assert!(
+        mistakes.is_empty(),
+        "every server error is transient, the codes nobody listed included: RFC 9110 treats an \
+         unrecognised status like the x00 of its class, so 507, 511 or 599 are handled like 500 \
+         (only 501 and 505 are left to your judgement). Yours: {}",
+        first_of(&mistakes, 4),
     );
 }
 
@@ -91,18 +140,27 @@ fn permanent_http_statuses() {
          the same request fails the same way however long you wait, so fix the cause instead. \
          Yours: {mistakes}",
     );
-    let hinted = statuses.map(|status| {
-        let error = CallError::Http {
-            status,
-            retry_after: Some(30 * SECOND),
-        };
-        (error, Retryability::Permanent)
-    });
-    let mistakes = wrong(hinted);
+    let class = permanent_statuses()
+        .into_iter()
+        .map(|status| (http(status), Retryability::Permanent));
+    let mistakes = wrong(class);
     assert!(
         mistakes.is_empty(),
-        "a Retry-After value does not make a permanent status worth retrying: 400, 401, 403 and \
-         404 stay Permanent even when they carry one. Yours: {mistakes}",
+        "every other client error is permanent too, the codes nobody listed included: 405, \
+         409, 422 or an unrecognised 471 are handled like 400 (RFC 9110's class rule); only 408 \
+         and 429 are transient. Yours: {}",
+        first_of(&mistakes, 4),
+    );
+    let hints = [Duration::ZERO, Duration::from_nanos(1), 30 * SECOND];
+    let hinted_cases = permanent_statuses().into_iter().flat_map(|status| {
+        hints.map(|hint| (hinted(status, hint), Retryability::Permanent))
+    });
+    let mistakes = wrong(hinted_cases);
+    assert!(
+        mistakes.is_empty(),
+        "a Retry-After value does not make a permanent status worth retrying: every client error \
+         but 408 and 429 stays Permanent when it carries one, whatever its value. Yours: {}",
+        first_of(&mistakes, 4),
     );
 }
 
@@ -114,17 +172,29 @@ fn retry_after_hint() {
         (503, 30 * SECOND),
         (503, Duration::from_millis(1_500)),
     ];
-    let mistakes = wrong(cases.map(|(status, hint)| {
-        let error = CallError::Http {
-            status,
-            retry_after: Some(hint),
-        };
-        (error, Retryability::After(hint))
-    }));
+    let mistakes = wrong(cases.map(|(status, hint)| (hinted(status, hint), Retryability::After(hint))));
     assert!(
         mistakes.is_empty(),
         "when a 429 or a 503 carries a Retry-After value, the server has said how long to wait: \
          the verdict must be After(that duration), not a plain Transient. Yours: {mistakes}",
+    );
+    // Every transient status, and hints at the edges: zero, odd nanoseconds, hours.
+    let hints = [
+        Duration::ZERO,
+        Duration::from_nanos(1),
+        Duration::from_nanos(1_500_000_001),
+        7_200 * SECOND,
+    ];
+    let class = transient_statuses().into_iter().flat_map(|status| {
+        hints.map(|hint| (hinted(status, hint), Retryability::After(hint)))
+    });
+    let mistakes = wrong(class);
+    assert!(
+        mistakes.is_empty(),
+        "a transient status that carries a Retry-After value d gives After(d), exactly that \
+         value: for 408, 429 and every server error (but 501 and 505), and for any d, zero and \
+         odd nanoseconds included. Yours: {}",
+        first_of(&mistakes, 4),
     );
 }
 

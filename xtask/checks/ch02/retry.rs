@@ -232,3 +232,78 @@ async fn no_wait_after_last_attempt() {
         show(trailing),
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn hint_slept_exactly() {
+    use Retryability::After;
+    let hints = [
+        Duration::from_nanos(1_500_000_001),
+        2 * 3_600 * SECOND,
+        Duration::from_nanos(1),
+        Duration::ZERO,
+        Duration::from_micros(999),
+    ];
+    // tokio's timer rounds a sleep up to the next whole millisecond; nothing else may change it.
+    let expected = hints.map(|hint| {
+        let millis = hint.as_nanos().div_ceil(1_000_000);
+        Duration::from_millis(u64::try_from(millis).expect("a few hours"))
+    });
+    let run = run(Script::then_success(hints.map(After)), 10).await;
+    let waits = gaps(&run.calls);
+    assert!(
+        run.result == Ok(6) && waits == expected,
+        "a service failing After(1.500000001 s), After(2 h), After(1 ns), After(0), After(999 µs) \
+         and then succeeding should be called 6 times, each wait the hint before it, slept as \
+         given: neither rounded down nor capped (capping a hint is chapter 11's job). tokio's \
+         timer rounds a sleep up to the next millisecond, so the waits must be {:?}; yours \
+         returned {} after {} call(s), waiting {:?}",
+        expected,
+        run.outcome(),
+        run.count(),
+        waits,
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn permanent_ends_the_loop_at_once() {
+    use Retryability::{After, Permanent, Transient};
+    // A permanent error after hinted waits, and a permanent error at the last allowed attempt.
+    let cases = [
+        (
+            vec![After(SECOND), Transient, After(3 * SECOND), Permanent],
+            6,
+            4,
+            vec![SECOND, Duration::ZERO, 3 * SECOND],
+        ),
+        (
+            vec![After(2 * SECOND), After(5 * SECOND), Permanent],
+            3,
+            3,
+            vec![2 * SECOND, 5 * SECOND],
+        ),
+    ];
+    for (script, max_attempts, calls, expected_waits) in cases {
+        let shown: Vec<String> = script.iter().map(|verdict| describe(*verdict)).collect();
+        let run = run(Script::then_always(script, After(SECOND)), max_attempts).await;
+        let waits = gaps(&run.calls);
+        let last_call = run.calls.last().copied().unwrap_or(run.started);
+        let trailing = run.returned - last_call;
+        let expected = Err(Failure {
+            call: calls,
+            verdict: Permanent,
+        });
+        assert!(
+            run.result == expected && waits == expected_waits && trailing.is_zero(),
+            "a service failing {} (max_attempts = {max_attempts}) must be called {calls} times, \
+             waiting {} between the calls, and the permanent error of call {calls} returned at \
+             once, with no wait after it; yours returned {} after {} call(s), waiting {} between \
+             them and {} after the last",
+            shown.join(", "),
+            show_all(&expected_waits, 6),
+            run.outcome(),
+            run.count(),
+            show_all(&waits, 6),
+            show(trailing),
+        );
+    }
+}

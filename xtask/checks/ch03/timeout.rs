@@ -183,7 +183,7 @@ async fn attempt(step: Step, limit: Duration) -> (Result<u32, AttemptError<u32>>
 
 #[tokio::test(start_paused = true)]
 async fn hang_cut_at_limit() {
-    for limit in [MS, 250 * MS, 2_000 * MS, 30_000 * MS] {
+    for limit in [MS, 250 * MS, 2_000 * MS, 30_000 * MS, Duration::ZERO] {
         let (result, _, took) = attempt(Step::Hang, limit).await;
         assert!(
             result == Err(AttemptError::TimedOut),
@@ -201,6 +201,9 @@ async fn hang_cut_at_limit() {
             if took < limit {
                 " of tokio's clock: wait on tokio's clock with `tokio::time::timeout`, not on the \
                  thread's"
+            } else if limit.is_zero() {
+                ": a limit of zero cuts a call that is not ready at once; it never means \
+                 \"no limit\""
             } else {
                 ": pass `limit` itself to `tokio::time::timeout`"
             },
@@ -214,6 +217,7 @@ async fn fast_answer_not_delayed() {
         (40 * MS, 1_000 * MS),
         (Duration::ZERO, 200 * MS),
         (199 * MS, 200 * MS),
+        (40 * MS, Duration::MAX),
     ] {
         let (result, _, took) = attempt(Step::Answer(latency), limit).await;
         assert!(
@@ -222,7 +226,11 @@ async fn fast_answer_not_delayed() {
              as it answers ({}); yours returned {result:?} after {}: the limit bounds an attempt, \
              it is not a wait",
             show(latency),
-            show(limit),
+            if limit == Duration::MAX {
+                "Duration::MAX (a limit that never passes; it must not overflow)".to_owned()
+            } else {
+                show(limit)
+            },
             show(latency),
             show(took),
         );
@@ -231,15 +239,45 @@ async fn fast_answer_not_delayed() {
 
 #[tokio::test(start_paused = true)]
 async fn op_error_passed_through() {
-    let (latency, limit) = (30 * MS, 1_000 * MS);
-    let (result, _, took) = attempt(Step::FailAfter(latency), limit).await;
-    assert!(
-        result == Err(AttemptError::Failed(1)) && took == latency,
-        "a call that fails with its own error, Err(1), after 30 ms (limit = 1 s) must give \
-         Err(AttemptError::Failed(1)) after 30 ms: it answered, so it did not time out; yours \
-         returned {result:?} after {}",
-        show(took),
-    );
+    for latency in [30 * MS, Duration::ZERO, 999 * MS] {
+        let limit = 1_000 * MS;
+        let (result, _, took) = attempt(Step::FailAfter(latency), limit).await;
+        assert!(
+            result == Err(AttemptError::Failed(1)) && took == latency,
+            "a call that fails with its own error, Err(1), after {} (limit = 1 s) must give \
+             Err(AttemptError::Failed(1)) after {}: it answered, so it did not time out; yours \
+             returned {result:?} after {}",
+            show(latency),
+            show(latency),
+            show(took),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn answer_at_limit_in_time() {
+    // The same tie, many times over: an implementation that picks a side at random shows itself.
+    for round in 0..8 {
+        for limit in [MS, 200 * MS, 5_000 * MS] {
+            for (step, expected) in [
+                (Step::Answer(limit), Ok(1)),
+                (Step::FailAfter(limit), Err(AttemptError::Failed(1))),
+            ] {
+                let (result, _, took) = attempt(step, limit).await;
+                assert!(
+                    result == expected && took == limit,
+                    "a call that will {step} under limit = {} arrives at exactly the limit, \
+                     which is in time: it must give {expected:?} after {}; yours returned \
+                     {result:?} after {} (tie number {}). Look at the call before the timer, as \
+                     `tokio::time::timeout` does",
+                    show(limit),
+                    show(limit),
+                    show(took),
+                    round + 1,
+                );
+            }
+        }
+    }
 }
 
 #[tokio::test(start_paused = true)]

@@ -48,6 +48,18 @@ fn adds_timeouts_and_sleeps() {
             6 * SEC,
             "3 × 2 s = 6 s",
         ),
+        (
+            Policy::new(3, SEC, [100 * MS, 300 * MS, 700 * MS, 1_500 * MS]),
+            "3 attempts of 1 s, sleeps [100 ms, 300 ms, 700 ms, 1.5 s]",
+            3_400 * MS,
+            "3 × 1 s + 100 ms + 300 ms = 3.4 s: only the sleeps after attempts 1 and 2 count",
+        ),
+        (
+            Policy::new(3, Duration::from_nanos(1_000_000_001), [Duration::from_nanos(7)]),
+            "3 attempts of 1.000000001 s, sleeps [7 ns]",
+            Duration::from_nanos(3_000_000_017),
+            "3 × 1.000000001 s + 2 × 7 ns = 3.000000017 s, to the nanosecond",
+        ),
     ];
     for (policy, text, expected, why) in cases {
         let got = worst(&policy, text);

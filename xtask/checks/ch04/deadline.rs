@@ -101,3 +101,24 @@ async fn no_sleep_past_deadline() {
         );
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn sleep_ending_before_deadline_is_taken() {
+    // The sleep after attempt 2 ends 1 ms before the deadline: there is time to start attempt 3,
+    // even though it gets only 1 ms of its 100 ms timeout.
+    let policy = Policy::fixed(10, 100 * MS, SEC);
+    let deadline = 2 * SEC + MS;
+    let run = run_uncancelled(Service::failing_fast(), deadline, &policy).await;
+    let expected = [Duration::ZERO, SEC, 2 * SEC];
+    assert!(
+        run.starts == expected && run.result == Err(RetryError::Failed(3)) && run.returned == 2 * SEC,
+        "with a service that fails at once, 1 s sleeps, attempts of at most 100 ms and a deadline \
+         2.001 s away, the sleep after attempt 2 ends at 2 s, 1 ms before the deadline: it must \
+         be taken, and attempt 3 started at 2 s (with what is left, 1 ms, as its timeout). Only \
+         a sleep that would end at or past the deadline is skipped. Expected calls at [0 ms, \
+         1 s, 2 s] and Err(Failed(3)) at 2 s; yours started calls at {} and returned {:?} at {}",
+        run.starts(),
+        run.result,
+        show(run.returned),
+    );
+}

@@ -192,3 +192,40 @@ async fn deadline_passed_before_start() {
         show(run.returned),
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn sleeps_follow_the_policy() {
+    let policy = Policy::new(5, SEC, [100 * MS, 300 * MS, 700 * MS]);
+    let text = "5 attempts of at most 1 s, sleeps [100 ms, 300 ms, 700 ms] (the last repeats)";
+    let run = run_uncancelled(Service::failing_fast(), 60 * SEC, &policy).await;
+    let expected = [
+        Duration::ZERO,
+        100 * MS,
+        400 * MS,
+        1_100 * MS,
+        1_800 * MS,
+    ];
+    assert!(
+        run.starts == expected && run.result == Err(RetryError::Failed(5)),
+        "with a service that fails at once, {text} and a deadline 60 s away, the sleep after \
+         failed attempt k is delay_after(k): calls at {} and Err(Failed(5)); yours started calls \
+         at {} and returned {:?}",
+        show_all(&expected, 8),
+        run.starts(),
+        run.result,
+    );
+    // The sleep that decides whether to go on is the one that would be taken next.
+    let deadline = 600 * MS;
+    let run = run_uncancelled(Service::failing_fast(), deadline, &policy).await;
+    assert!(
+        run.starts == expected[..3] && run.result == Err(RetryError::Failed(3)) && run.returned == 400 * MS,
+        "with the same policy and a deadline 600 ms away, the sleep after attempt 2 (300 ms, \
+         ending at 400 ms) fits, whatever comes after it; attempt 3 fails at 400 ms and the sleep \
+         after it, delay_after(3) = 700 ms, would end at 1.1 s, past the deadline: the loop must \
+         return Err(Failed(3)) at once, at 400 ms, after calls at [0 ms, 100 ms, 400 ms]; \
+         yours started calls at {} and returned {:?} at {}",
+        run.starts(),
+        run.result,
+        show(run.returned),
+    );
+}

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use super::fixture::{MS, Service, run, show_heard, show_policy};
+use exercise::Retry;
+
+use super::fixture::{Ear, Failure, MS, Service, run, run_on, show_heard, show_policy};
 use crate::support::show;
 
 #[tokio::test(start_paused = true)]
@@ -93,4 +95,26 @@ async fn silent_on_give_up() {
             show_heard(&outcome.heard),
         );
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn builder_order_does_not_matter() {
+    // notify before when: each builder method replaces its own part and keeps the other.
+    let policy = [10 * MS, 20 * MS, 30 * MS];
+    let ear = Ear::default();
+    let retry = Retry::new(|| policy.to_vec())
+        .notify(|event| ear.hear(event))
+        .when(|error: &Failure| error.retryable);
+    let outcome = run_on(&retry, &ear, Service::permanent_at(3)).await;
+    let attempts: Vec<u32> = outcome.heard.iter().map(|heard| heard.attempt).collect();
+    assert!(
+        outcome.calls() == 3 && attempts == [1, 2],
+        "a Retry built with .notify(hook) and then .when(classifier) must keep both: against a \
+         service whose call 3 fails with an error the classifier rejects (policy {}), it makes \
+         3 calls and the hook hears attempts 1 and 2; yours made {} call(s) and the hook heard \
+         {}",
+        show_policy(&policy),
+        outcome.calls(),
+        show_heard(&outcome.heard),
+    );
 }

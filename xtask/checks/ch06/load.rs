@@ -37,13 +37,14 @@ fn load(schedule: &[Duration], clients: usize, window: Duration) -> Vec<usize> {
 }
 
 /// The histogram the checks expect: `clients` in the window `floor(sum / window)` of every
-/// running sum, zero elsewhere, from window 0 to the last retry's window.
+/// running sum (saturating at `Duration::MAX`), zero elsewhere, from window 0 to the last retry's
+/// window.
 fn expected_load(schedule: &[Duration], clients: usize, window: Duration) -> Vec<usize> {
     let mut at = Duration::ZERO;
     let windows: Vec<usize> = schedule
         .iter()
         .map(|delay| {
-            at += *delay;
+            at = at.saturating_add(*delay);
             (at.as_nanos() / window.as_nanos()) as usize
         })
         .collect();
@@ -170,6 +171,43 @@ fn window_boundaries() {
     }
     // A window that does not divide the delays: 7 ms windows, arrivals at 3, 6, 9 and 12 s.
     assert_load("7 ms windows", &[3 * S; 4], 100, 7 * MS, rule);
+    // Windows that are not whole milliseconds: 2.5 ms (arrivals at 2.5 ms exactly, 1 ns before
+    // 5 ms, and 7.5 ms) and 250 µs (an arrival at 1 ms is in window 4).
+    let half = Duration::from_micros(2_500);
+    assert_load(
+        "2.5 ms windows",
+        &[half, half - nano, half + nano],
+        100,
+        half,
+        rule,
+    );
+    // 100 ms windows and arrivals on every boundary: in floating point 0.3 s / 0.1 s is
+    // 2.9999999999999996, a hair below the boundary it is exactly on.
+    assert_load(
+        "100 ms windows, arrivals on 100, 200, …, 700 ms",
+        &[100 * MS; 7],
+        100,
+        100 * MS,
+        rule,
+    );
+    let quarter = Duration::from_micros(250);
+    assert_load("250 µs windows", &[MS, 3 * MS], 100, quarter, rule);
+}
+
+#[test]
+fn saturates_arrivals() {
+    // Delays near Duration::MAX: the running sum saturates at Duration::MAX instead of
+    // panicking, and every saturated arrival lands in the window of Duration::MAX.
+    let window = Duration::from_secs(u64::MAX / 4);
+    let schedule = [Duration::MAX - S, 2 * S, S];
+    assert_load(
+        "delays summing past Duration::MAX",
+        &schedule,
+        2,
+        window,
+        "must add the delays with saturation: a sum too long for a Duration is Duration::MAX, \
+         so all three retries arrive in window 4",
+    );
 }
 
 #[test]

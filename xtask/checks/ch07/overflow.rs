@@ -5,9 +5,12 @@ use std::time::Duration;
 use super::fixture::{DAY, MS, SECOND, Setting, delay, expected, try_delay, try_items};
 use crate::support::show;
 
-/// Configurations whose growth overflows `u32`, `u64` and `u128` at different retry numbers.
-const SETTINGS: [Setting; 5] = [
+/// Configurations whose growth overflows `u32`, `u64` and `u128` at different retry numbers, and
+/// one that never grows at all (factor 1: the delay before retry `u32::MAX` is still the base, and
+/// a loop that multiplies until it reaches the cap would run four billion times).
+const SETTINGS: [Setting; 6] = [
     Setting::new(Duration::from_millis(100), 2, Duration::from_secs(30)),
+    Setting::new(Duration::from_millis(250), 1, Duration::from_secs(30)),
     Setting::new(Duration::from_secs(1), 1_000, Duration::from_secs(3_600)),
     Setting::new(Duration::from_millis(1), u32::MAX, Duration::from_secs(DAY)),
     Setting::new(Duration::from_nanos(1), 2, Duration::MAX),

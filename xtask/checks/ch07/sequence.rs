@@ -129,7 +129,7 @@ fn factor_is_used() {
 
 #[test]
 fn finite() {
-    for max_retries in [0, 1, 2, 5, 12, 100, 1_000] {
+    for max_retries in [0, 1, 2, 5, 12, 100, 1_000, 70_000] {
         let mut schedule = EXAMPLE.build(max_retries);
         let limit = max_retries as usize + 10;
         let run = catch(move || {
@@ -168,5 +168,43 @@ fn finite() {
                 .collect::<Vec<_>>()
                 .join(", "),
         );
+    }
+}
+
+#[test]
+fn cap_one_nanosecond_either_side() {
+    // Caps 1 ns either side of base · factor^k, where "reached the cap?" is decided by a single
+    // nanosecond: below the product the cap wins from retry k on; above it retry k still gets
+    // the exact product and the cap comes one retry later. Each sequence is replayed whole, by the
+    // iterator and by `delay`, so a comparison done in milliseconds, in floats, or on the exponent
+    // instead of the delay shows.
+    let nano = Duration::from_nanos(1);
+    let settings = [
+        Setting::new(100 * MS, 2, 800 * MS - nano),
+        Setting::new(100 * MS, 2, 800 * MS + nano),
+        Setting::new(100 * MS, 2, 800 * MS),
+        Setting::new(10 * MS, 3, 270 * MS - nano),
+        Setting::new(10 * MS, 3, 270 * MS + nano),
+        Setting::new(nano, 10, Duration::from_nanos(1_000_001)),
+        Setting::new(7 * nano, 2, Duration::from_nanos(7 * 1024 - 1)),
+    ];
+    for setting in settings {
+        let wanted: Vec<Duration> = (0..12).map(|retry| expected(&setting, retry)).collect();
+        let from_iterator = items(setting.build(12), &setting, 22);
+        let schedule = setting.build(12);
+        let from_delay: Vec<Duration> = (0..12)
+            .map(|retry| delay(&schedule, &setting, retry))
+            .collect();
+        for (what, got) in [("the iterator", from_iterator), ("delay(0..12)", from_delay)] {
+            if let Some((retry, want, saw)) = first_difference(&wanted, &got) {
+                panic!(
+                    "with {} (a cap one nanosecond away from base · factor^k), {what} should give \
+                     {wanted:?}; yours gave {got:?}. The delay before retry {retry} should be \
+                     {want:?}, yours was {saw:?}: compare the exact product with the exact cap, \
+                     to the nanosecond",
+                    setting.exact(),
+                );
+            }
+        }
     }
 }

@@ -117,3 +117,125 @@ fn no_overflow_at_high_attempts() {
         );
     }
 }
+
+/// `min(cap, base · 2^attempt)` for a message, in nanoseconds when it is tiny.
+fn ns(duration: Duration) -> String {
+    if duration < Duration::from_micros(1) {
+        format!("{} ns", duration.as_nanos())
+    } else {
+        show(duration)
+    }
+}
+
+#[test]
+fn reaches_ceiling() {
+    // Every regime: below the cap, at it, a cap 1 ns either side of base·2^3 (so the last
+    // ceilings before the cap are 80 ms, then 80 ms ± 1 ns), a base above the cap, a 1 ns base
+    // whose ceiling keeps doubling past attempt 32 (where 2^attempt outgrows a u32) up to 2^49 ns,
+    // and ceilings of 2^32 s and more, which no u64 of nanoseconds can hold.
+    // Across 200 draws the ones before each retry must range over the whole of [0, ceiling] and
+    // average near its middle; a draw below a smaller ceiling (an exponent capped too early, an
+    // attempt number shifted by one, a factor that stops growing) never comes near the top.
+    let settings = [
+        (50 * MS, 500 * MS, 0..=8),
+        (10 * MS, Duration::from_nanos(80_000_001), 0..=5),
+        (10 * MS, Duration::from_nanos(79_999_999), 0..=5),
+        (2_000 * MS, 500 * MS, 0..=2),
+        (Duration::from_nanos(1), Duration::from_secs(1_000_000), 28..=52),
+        // Past u64 nanoseconds (about 584 years), below a cap that is further still.
+        (Duration::from_secs(1), Duration::MAX, 32..=38),
+    ];
+    for (setting, (base, cap, attempts)) in (0u64..).zip(settings) {
+        for attempt in attempts {
+            let limit = ceiling(attempt, base, cap);
+            // One seeded stream per setting and attempt: 200 draws from it are as good a sample
+            // as 200 seeds, and seeding a generator costs more than a draw.
+            let mut rng = seeded(setting * 1_000 + u64::from(attempt));
+            let draws: Vec<f64> = (0..200)
+                .map(|_| {
+                    draw_with(attempt, base, cap, &mut rng).as_secs_f64() / limit.as_secs_f64()
+                })
+                .collect();
+            let mean = draws.iter().sum::<f64>() / draws.len() as f64;
+            let low = draws.iter().copied().fold(f64::INFINITY, f64::min);
+            let high = draws.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let at = |fraction: f64| ns(limit.mul_f64(fraction.clamp(0.0, 1e6)));
+            assert!(
+                (0.4..=0.6).contains(&mean) && low <= 0.1 && (0.9..=1.0).contains(&high),
+                "with base = {}, cap = {}, the ceiling before attempt {attempt} is \
+                 min(cap, base·2^{attempt}) = {}, and 200 seeded draws should spread over all of \
+                 [0, {}]: smallest below {}, largest above {} (and never above the ceiling), mean \
+                 near {}; yours ranged from {} to {} with mean {}",
+                ns(base),
+                ns(cap),
+                ns(limit),
+                ns(limit),
+                at(0.1),
+                at(0.9),
+                at(0.5),
+                at(low),
+                at(high),
+                at(mean),
+            );
+        }
+    }
+}
+
+#[test]
+fn nanosecond_edges() {
+    // Ceilings of a few nanoseconds, where rounding shows: (3 ns, 11 ns) gives 3, 6, 11 ns and
+    // (3 ns, 13 ns) gives 3, 6, 12, 13 ns (caps 1 ns either side of 3·2^2). The range is inclusive
+    // at both ends, so across 400 draws both 0 and the ceiling itself turn up (a value of 14 is
+    // missed by all 400 with probability (13/14)^400, about 1 in 10^13).
+    for (base, cap) in [(3, 11), (3, 13), (1, 7)] {
+        let (base, cap) = (Duration::from_nanos(base), Duration::from_nanos(cap));
+        for attempt in 0..5 {
+            let limit = ceiling(attempt, base, cap);
+            let mut rng = seeded(base.as_nanos() as u64 * 100 + cap.as_nanos() as u64 + 7);
+            let draws: Vec<Duration> = (0..400)
+                .map(|_| draw_with(attempt, base, cap, &mut rng))
+                .collect();
+            let low = draws.iter().copied().min().unwrap_or_default();
+            let high = draws.iter().copied().max().unwrap_or_default();
+            assert!(
+                low.is_zero() && high == limit,
+                "full_jitter(attempt = {attempt}, base = {}, cap = {}) draws from [0, {}], both \
+                 ends included and at nanosecond resolution; across 400 draws yours ranged from \
+                 {} to {}",
+                ns(base),
+                ns(cap),
+                ns(limit),
+                ns(low),
+                ns(high),
+            );
+        }
+    }
+}
+
+#[test]
+fn degenerate_settings() {
+    // A zero base or a zero cap leaves nothing to wait: every delay is zero (and the range
+    // [0, 0] is not empty). A base above the cap is cut to the cap from the first retry on.
+    for (base, cap) in [(Duration::ZERO, 1_000 * MS), (1_000 * MS, Duration::ZERO)] {
+        for attempt in [0, 1, 5, 64] {
+            let delay = draw(attempt, base, cap, 9);
+            assert!(
+                delay.is_zero(),
+                "with base = {} and cap = {}, the ceiling min(cap, base·2^attempt) is 0, so \
+                 full_jitter(attempt = {attempt}) must return 0; yours returned {}",
+                show(base),
+                show(cap),
+                show(delay),
+            );
+        }
+    }
+    let (base, cap) = (2_000 * MS, 500 * MS);
+    let draws: Vec<Duration> = (0..200).map(|seed| draw(0, base, cap, seed)).collect();
+    let high = draws.iter().copied().max().unwrap_or_default();
+    assert!(
+        high <= cap && high >= cap * 9 / 10,
+        "with base = 2 s above cap = 500 ms, the very first delay is drawn from [0, 500 ms]: the \
+         cap holds from attempt 0; across 200 seeds your largest first delay was {}",
+        show(high),
+    );
+}

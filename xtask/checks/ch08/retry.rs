@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use exercise::retry_with_backoff;
+use exercise::{full_jitter, retry_with_backoff};
 use tokio::time::Instant;
 
 use super::jitter::ceiling;
@@ -214,7 +214,7 @@ async fn delays_independent() {
     for retry in 1..fractions.len() {
         let r = correlation(&fractions[retry - 1], &fractions[retry]);
         assert!(
-            r.abs() < 0.5,
+            r.abs() < 0.3,
             "each sleep must be a fresh random draw; across 400 seeded runs, the sleeps before \
              retry {} and retry {} (each as a fraction of its ceiling) had a correlation of \
              {r:.2}, so one random value is being reused",
@@ -255,4 +255,72 @@ async fn sleeps_asynchronously() {
         show(blocked),
         show(advanced),
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn exact_sleeps_replayed() {
+    // A clone of the generator replays the sleeps exactly: the sleep before retry r is
+    // full_jitter(r, …), drawn from the same generator in order. The ceilings differ at every
+    // retry (10, 20, 40, … ms, then the cap 80 ms + 1 ns), so a sleep drawn for the wrong retry
+    // shows, and so does any extra draw.
+    let (attempts, base, cap) = (7, 10 * MS, Duration::from_nanos(80_000_001));
+    for seed in 0..40 {
+        let mut replay = seeded(seed);
+        let expected: Vec<Duration> = (0..attempts - 1)
+            .map(|retry| full_jitter(retry, base, cap, &mut replay))
+            .collect();
+        let run = run(Recorder::always_failing(), attempts, base, cap, seed).await;
+        let slept = gaps(&run.service.instants());
+        // tokio's timer ticks in whole milliseconds, so a sleep ends up to 1 ms late.
+        let matches = slept.len() == expected.len()
+            && slept
+                .iter()
+                .zip(&expected)
+                .all(|(slept, expected)| (*expected..=*expected + MS).contains(slept));
+        assert!(
+            matches,
+            "with a generator seeded with {seed}, attempts = 7, base = 10 ms, cap = 80 ms + 1 ns, \
+             the sleep before retry r must be full_jitter(r, base, cap, rng) from that generator, \
+             r = 0, 1, 2, … in order (your own full_jitter, replayed with a copy of the \
+             generator, draws {}; tokio's timer may add up to 1 ms to each); your loop slept {}",
+            show_all(&expected, 8),
+            show_all(&slept, 8),
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn zero_attempts_calls_once() {
+    let run = run(Recorder::always_failing(), 0, 10 * MS, 100 * MS, 2).await;
+    assert!(
+        run.result == Err(1) && run.service.count() == 1 && run.returned == run.started,
+        "attempts = 0 is treated as 1: without a call there is no error to return. With a \
+         service that always fails, the loop should call once and return Err(1) at once; yours \
+         returned {:?} after {} call(s) and {}",
+        run.result,
+        run.service.count(),
+        show(run.returned - run.started),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn huge_attempts() {
+    // attempts = u32::MAX is "retry until it works"; counting towards it must not overflow, and
+    // the sleeps stay under the cap. The service recovers on call 60.
+    for attempts in [u32::MAX, u32::MAX - 1] {
+        let run = run(Recorder::failing_first(59), attempts, MS, 20 * MS, 8).await;
+        let longest = gaps(&run.service.instants())
+            .into_iter()
+            .max()
+            .unwrap_or_default();
+        assert!(
+            run.result == Ok(60) && longest <= 20 * MS,
+            "with attempts = {attempts} and a service that fails 59 times, the loop should keep \
+             retrying, each sleep at most the cap of 20 ms, and return Ok(60); yours returned \
+             {:?} after {} call(s), longest sleep {}",
+            run.result,
+            run.service.count(),
+            show(longest),
+        );
+    }
 }

@@ -223,3 +223,98 @@ fn no_overflow() {
         show_all(&delays, 8),
     );
 }
+
+#[test]
+fn first_delay_uniform() {
+    // The first delay is uniform over [base, 3·base] = [100 ms, 300 ms]: its mean is 200 ms (the
+    // mean of 400 draws strays by about 3 ms), and it lands exactly on base almost never. A draw
+    // from [0, 3·base] raised to base piles a third of the runs on base and averages 167 ms.
+    let (base, cap) = (100 * MS, 10 * SECOND);
+    let firsts: Vec<Duration> = (0..400)
+        .filter_map(|seed| delays(base, cap, 1, seed).first().copied())
+        .collect();
+    let mean = firsts.iter().sum::<Duration>().as_secs_f64() / firsts.len().max(1) as f64;
+    let on_base = firsts.iter().filter(|first| **first == base).count();
+    let on_top = firsts.iter().filter(|first| **first == 3 * base).count();
+    assert!(
+        firsts.len() == 400 && (0.18..=0.22).contains(&mean) && on_base <= 10 && on_top <= 10,
+        "with base = 100 ms, the first decorrelated delay is drawn uniformly from \
+         [base, 3·base] = [100 ms, 300 ms]: across 400 seeds it should average near 200 ms and \
+         sit exactly on either end almost never; yours averaged {:.1} ms, was exactly 100 ms in \
+         {on_base} runs and exactly 300 ms in {on_top} (of {}). Draw from [base, previous·3] \
+         itself, not from a wider range clamped into it",
+        mean * 1e3,
+        firsts.len(),
+    );
+}
+
+#[test]
+fn falls_back_from_cap() {
+    // Once a delay is the cap, `previous` is the cap, so the next draw comes from
+    // [base, 3·cap] = [10 ms, 300 ms]: (cap − base) / (3·cap − base) = 90/290 ≈ 31 % of those draws
+    // fall back below the cap, and the rest are cut to it. Over 300 seeds × 40 retries there are
+    // thousands of such steps, so the share strays by about 1 %. And about half of all late
+    // delays sit exactly on the cap.
+    let (base, cap, retries) = (10 * MS, 100 * MS, 40);
+    let (mut from_cap, mut fell_back, mut late, mut late_on_cap) = (0usize, 0usize, 0usize, 0usize);
+    for seed in 0..300 {
+        let delays = delays(base, cap, retries, seed);
+        for pair in delays.windows(2) {
+            if pair[0] == cap {
+                from_cap += 1;
+                fell_back += usize::from(pair[1] < cap);
+            }
+        }
+        for delay in delays.iter().skip(20) {
+            late += 1;
+            late_on_cap += usize::from(*delay == cap);
+        }
+    }
+    let share = fell_back as f64 / from_cap.max(1) as f64;
+    let on_cap = late_on_cap as f64 / late.max(1) as f64;
+    assert!(
+        from_cap >= 1_000 && (0.22..=0.40).contains(&share),
+        "after a delay equal to the cap, previous = cap and the next delay is drawn from \
+         [base, 3·cap] and then capped, so with base = 10 ms and cap = 100 ms about 31 % of the \
+         next delays fall back below the cap (90 ms of a 290 ms range). Across 300 seeds your \
+         policy had {from_cap} delays at the cap, and {} of the delays after them ({:.1} %) fell \
+         back below it. Remember the capped delay (the one you return) as previous, and draw \
+         from [base, previous·3] itself",
+        fell_back,
+        share * 100.0,
+    );
+    assert!(
+        (0.35..=0.75).contains(&on_cap),
+        "with base = 10 ms and cap = 100 ms, decorrelated delays pile up at the cap: from \
+         retry 20 on about half of them are exactly 100 ms, because every draw above the cap is \
+         cut to it; yours were exactly the cap in {:.1} % of {late} delays. Cap the draw \
+         (min(cap, draw)); don't shrink the range to fit under the cap",
+        on_cap * 100.0,
+    );
+}
+
+#[test]
+fn nanosecond_edges() {
+    // Tiny settings in whole nanoseconds: with base = 2 ns the first delay is drawn from
+    // [2 ns, 6 ns], so across 300 seeds both ends turn up; with cap = 5 ns (one below 3·base) every
+    // draw above 5 ns is cut to 5; with cap = 7 ns (one above) 6 ns is the largest first delay; a
+    // zero base and a zero cap give zero delays.
+    for (base, cap, low, high) in [(2, 100, 2, 6), (2, 5, 2, 5), (2, 7, 2, 6), (0, 0, 0, 0)] {
+        let (base, cap) = (Duration::from_nanos(base), Duration::from_nanos(cap));
+        let firsts: Vec<u128> = (0..300)
+            .filter_map(|seed| delays(base, cap, 3, seed).first().map(Duration::as_nanos))
+            .collect();
+        let seen_low = firsts.iter().copied().min().unwrap_or_default();
+        let seen_high = firsts.iter().copied().max().unwrap_or_default();
+        assert!(
+            firsts.len() == 300 && seen_low == low && seen_high == high,
+            "with base = {} ns and cap = {} ns the first delay is min(cap, a draw from \
+             [base, 3·base]), so across 300 seeds it should range over [{low} ns, {high} ns], \
+             both ends included; yours ranged over [{seen_low} ns, {seen_high} ns] (from {} \
+             delays). Draw from the inclusive range [base, previous·3], then cap",
+            base.as_nanos(),
+            cap.as_nanos(),
+            firsts.len(),
+        );
+    }
+}

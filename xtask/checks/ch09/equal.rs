@@ -43,20 +43,24 @@ pub fn delays(base: Duration, cap: Duration, max_retries: u32, seed: u64) -> Vec
     })
 }
 
-/// The (base, cap) pairs the bound checks try: the cap reached early, late, at once, and a base
-/// above the cap.
-const SETTINGS: [(Duration, Duration); 4] = [
+/// The (base, cap) pairs the bound checks try: the cap reached early, late, at once, a base
+/// above the cap, a cap 1 ns either side of base·2^3, and a 1 ns base whose ceiling keeps doubling
+/// past attempt 32 (where 2^attempt no longer fits a u32) up to attempt 49.
+const SETTINGS: [(Duration, Duration); 7] = [
     (Duration::from_millis(50), Duration::from_millis(500)),
     (Duration::from_millis(1), Duration::from_secs(30)),
     (Duration::from_millis(100), Duration::from_millis(100)),
     (Duration::from_millis(300), Duration::from_millis(200)),
+    (Duration::from_millis(10), Duration::from_nanos(80_000_001)),
+    (Duration::from_millis(10), Duration::from_nanos(79_999_999)),
+    (Duration::from_nanos(1), Duration::from_secs(1_000_000)),
 ];
 
 #[test]
 fn within_bounds() {
     for (base, cap) in SETTINGS {
         for seed in 0..50 {
-            let delays = delays(base, cap, 20, seed);
+            let delays = delays(base, cap, 60, seed);
             for (attempt, delay) in (0u32..).zip(&delays) {
                 let t = ceiling(attempt, base, cap);
                 assert!(
@@ -79,7 +83,7 @@ fn within_bounds() {
 fn never_below_half() {
     for (base, cap) in SETTINGS {
         for seed in 0..50 {
-            let delays = delays(base, cap, 20, seed);
+            let delays = delays(base, cap, 60, seed);
             for (attempt, delay) in (0u32..).zip(&delays) {
                 let t = ceiling(attempt, base, cap);
                 assert!(
@@ -188,4 +192,153 @@ fn no_overflow_at_high_attempts() {
             show(t),
         );
     }
+}
+
+/// `[t/2, t]` in whole nanoseconds, for a message.
+fn nanos(delays: impl IntoIterator<Item = Duration>) -> String {
+    let parts: Vec<String> = delays
+        .into_iter()
+        .map(|delay| format!("{} ns", delay.as_nanos()))
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+#[test]
+fn nanosecond_edges() {
+    // Ceilings of a few nanoseconds, odd ones among them, and caps 1 ns either side of base·2^2:
+    // (1 ns, 7 ns) gives t = 1, 2, 4, 7, 7 ns; (3 ns, 11 ns) gives 3, 6, 11 ns; (3 ns, 13 ns) gives
+    // 3, 6, 12, 13 ns; a zero base gives t = 0. Across 300 seeds every whole nanosecond of
+    // [t/2, t] turns up, so the largest delay seen must be t itself and the smallest at most t/2
+    // rounded up.
+    for (base, cap) in [(1, 7), (3, 11), (3, 13), (0, 5)].map(|(base, cap)| {
+        (Duration::from_nanos(base), Duration::from_nanos(cap))
+    }) {
+        let runs: Vec<Vec<Duration>> = (0..300).map(|seed| delays(base, cap, 5, seed)).collect();
+        for attempt in 0..5u32 {
+            let t = ceiling(attempt, base, cap);
+            let seen: Vec<Duration> = runs
+                .iter()
+                .filter_map(|run| run.get(attempt as usize).copied())
+                .collect();
+            let low = seen.iter().copied().min().unwrap_or_default();
+            let high = seen.iter().copied().max().unwrap_or_default();
+            let half_up = t - t / 2;
+            assert!(
+                seen.len() == runs.len() && high == t && low <= half_up && low >= t / 2,
+                "with base = {} ns and cap = {} ns, t = min(cap, base·2^{attempt}) = {} ns, and \
+                 across 300 seeds the delay before retry {attempt} should take every whole \
+                 nanosecond of [t/2, t] = [{} ns, {} ns], t itself included; yours ranged over \
+                 {} (from {} delays). When t is odd, t/2 rounds down: draw the random part from \
+                 [0, t - t/2] so that the two parts can add up to t",
+                base.as_nanos(),
+                cap.as_nanos(),
+                t.as_nanos(),
+                (t / 2).as_nanos(),
+                t.as_nanos(),
+                nanos([low, high]),
+                seen.len(),
+            );
+        }
+    }
+}
+
+/// Where `delay` falls inside `[t/2, t]`, from 0 (at t/2) to 1 (at t).
+fn fraction(delay: Duration, t: Duration) -> f64 {
+    let half = (t - t / 2).as_secs_f64();
+    (delay.as_secs_f64() - (t / 2).as_secs_f64()) / half
+}
+
+#[test]
+fn spread_at_cap() {
+    // With base = 10 ms and cap = 1 s, t is the cap from retry 7 on. Each delay from there on is
+    // still drawn afresh from [500 ms, 1 s]: its mean stays near 750 ms and hardly any delay sits
+    // exactly on the cap (a uniform draw over a billion nanoseconds almost never hits one).
+    let (base, cap, retries) = (10 * MS, SECOND, 40);
+    let runs: Vec<Vec<Duration>> = (0..200)
+        .map(|seed| delays(base, cap, retries, seed))
+        .collect();
+    for attempt in 7..retries {
+        let t = ceiling(attempt, base, cap);
+        let at: Vec<Duration> = runs
+            .iter()
+            .filter_map(|run| run.get(attempt as usize).copied())
+            .collect();
+        let fractions: Vec<f64> = at.iter().map(|delay| fraction(*delay, t)).collect();
+        let mean = fractions.iter().sum::<f64>() / fractions.len().max(1) as f64;
+        let on_cap = at.iter().filter(|delay| **delay == t).count();
+        let low = fractions.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = fractions.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let ms = |fraction: f64| format!("{:.1} ms", 500.0 + fraction * 500.0);
+        assert!(
+            at.len() == runs.len()
+                && (0.4..=0.6).contains(&mean)
+                && on_cap <= 10
+                && low <= 0.15
+                && high >= 0.85,
+            "with base = 10 ms and cap = 1 s, t is the cap from retry 7 on, and each delay is \
+             still drawn afresh from [500 ms, 1 s]: across 200 seeds the delay before retry \
+             {attempt} should average near 750 ms, range from below 575 ms to above 925 ms, and \
+             sit exactly on the cap almost never; yours averaged {}, ranged from {} to {}, and was \
+             exactly 1 s in {on_cap} of {} runs. Split the capped t, not the uncapped \
+             exponential",
+            ms(mean),
+            ms(low),
+            ms(high),
+            at.len(),
+        );
+    }
+}
+
+#[test]
+fn independent_draws() {
+    // Each delay's random half is a fresh draw: where one delay falls inside its [t/2, t] says
+    // nothing about where the next one falls. Across 400 seeds the correlation of the positions
+    // of consecutive delays is near 0 (its spread is about 0.05); one random factor reused for
+    // every delay makes it 1.
+    let (base, cap, retries) = (10 * MS, SECOND, 16);
+    let runs: Vec<Vec<Duration>> = (0..400)
+        .map(|seed| delays(base, cap, retries, seed))
+        .collect();
+    for attempt in [0u32, 3, 6, 7, 12] {
+        let pairs: Vec<(f64, f64)> = runs
+            .iter()
+            .filter_map(|run| {
+                let first = run.get(attempt as usize)?;
+                let second = run.get(attempt as usize + 1)?;
+                Some((
+                    fraction(*first, ceiling(attempt, base, cap)),
+                    fraction(*second, ceiling(attempt + 1, base, cap)),
+                ))
+            })
+            .collect();
+        let r = correlation(&pairs);
+        assert!(
+            pairs.len() == runs.len() && r.abs() <= 0.3,
+            "each equal-jitter delay draws its random half afresh, so where the delay before \
+             retry {attempt} falls inside its [t/2, t] should say nothing about where the next \
+             one falls. Across 400 seeds (base = 10 ms, cap = 1 s) the correlation between the \
+             two was {r:.2} (near 0 expected, at most 0.3 in size): draw a new random part for \
+             every delay instead of reusing one"
+        );
+    }
+}
+
+/// The Pearson correlation of paired samples; 1 when either side does not vary (a position that
+/// never changes is no fresh draw).
+pub fn correlation(pairs: &[(f64, f64)]) -> f64 {
+    let n = pairs.len().max(1) as f64;
+    let (mean_x, mean_y) = (
+        pairs.iter().map(|p| p.0).sum::<f64>() / n,
+        pairs.iter().map(|p| p.1).sum::<f64>() / n,
+    );
+    let covariance: f64 = pairs
+        .iter()
+        .map(|(x, y)| (x - mean_x) * (y - mean_y))
+        .sum();
+    let spread_x: f64 = pairs.iter().map(|(x, _)| (x - mean_x).powi(2)).sum();
+    let spread_y: f64 = pairs.iter().map(|(_, y)| (y - mean_y).powi(2)).sum();
+    if spread_x == 0.0 || spread_y == 0.0 {
+        return 1.0;
+    }
+    covariance / (spread_x * spread_y).sqrt()
 }

@@ -41,7 +41,11 @@ impl Kind {
 
     /// The first `max_retries + 5` items at most, with a panic turned into a readable failure.
     fn delays(self, max_retries: u32, seed: u64) -> Vec<Duration> {
-        let limit = max_retries as usize + 5;
+        self.delays_of(max_retries, max_retries as usize + 5, seed)
+    }
+
+    /// The first `limit` items at most, with a panic turned into a readable failure.
+    fn delays_of(self, max_retries: u32, limit: usize, seed: u64) -> Vec<Duration> {
         catch(|| self.policy(max_retries, seed).take(limit).collect()).unwrap_or_else(|message| {
             panic!(
                 "{}::new(base = 50 ms, cap = 500 ms, max_retries = {max_retries}, rng) panicked \
@@ -115,6 +119,22 @@ fn seeded_determinism() {
              draw from the generator passed to `new`, not from one you create yourself",
             kind.name(),
             show_all(&first, 6),
+        );
+    }
+}
+
+#[test]
+fn huge_max_retries() {
+    // max_retries = u32::MAX is a policy that (practically) never gives up: it must start like
+    // any other, without overflowing while it counts.
+    for kind in Kind::BOTH {
+        let delays = kind.delays_of(u32::MAX, 200, 3);
+        assert!(
+            delays.len() == 200 && delays.iter().all(|delay| *delay <= CAP),
+            "{}::new(base = 50 ms, cap = 500 ms, max_retries = u32::MAX, rng) should yield \
+             delay after delay, all within the cap; the first 200 were {}",
+            kind.name(),
+            show_all(&delays, 8),
         );
     }
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use exercise::{Finish, Run, Strategy};
 
-use super::common::{fixed_race, show_finishes};
+use super::common::{fixed_race, lab_race, show_finishes};
 use crate::support::{catch, show};
 
 const MS: Duration = Duration::from_millis(1);
@@ -137,5 +137,36 @@ fn completion_is_the_last_finish() {
         "3 clients that finish at 40, 80 and 120 ms are all done at 120 ms; your \
          completion_time() returned {}",
         show(completion),
+    );
+}
+
+#[test]
+fn hops_are_separate_draws() {
+    // One client alone on the lab's network finishes after four hops (read there and back, write
+    // there and back), each |Normal(10 ms, 2 ms)| drawn afresh: across 1,600 seeds its finish
+    // time averages 40 ms with a standard deviation of 2 ms · √4 = 4 ms (the estimates stray by
+    // about 0.1 ms and 0.07 ms). A hop drawn once and used both ways of the read makes it
+    // 2 ms · √6 ≈ 4.9 ms, both ways of both requests 2 ms · √8 ≈ 5.7 ms; a missing hop makes the
+    // mean 30 ms.
+    let times: Vec<f64> = (0..1_600)
+        .map(|seed| {
+            let run = lab_race(1, Strategy::FullJitter, seed);
+            run.finishes
+                .first()
+                .copied()
+                .flatten()
+                .map_or(f64::NAN, |finish| finish.at.as_secs_f64() * 1e3)
+        })
+        .collect();
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    let spread =
+        (times.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (times.len() - 1) as f64).sqrt();
+    assert!(
+        (39.0..=41.0).contains(&mean) && (3.6..=4.4).contains(&spread),
+        "one client alone on the lab's network finishes after four hops, each drawn afresh \
+         from |Normal(10 ms, 2 ms)|: across 1,600 seeds its finish time should average about \
+         40 ms with a standard deviation of about 4 ms; yours averaged {mean:.1} ms with a \
+         standard deviation of {spread:.1} ms. Draw one `network.delay(rng)` for every hop: the \
+         request's way to the row and the answer's way back are two hops"
     );
 }

@@ -144,6 +144,15 @@ fn date_from_received_at() {
         shown(from_early),
         shown(from_late),
     );
+    // A response received between two whole seconds: the wait is exact, not whole seconds.
+    let between = at(RFC_EXAMPLE_DATE - 3) + Duration::from_millis(750);
+    expect(
+        value,
+        between,
+        Some(Duration::from_millis(2_250)),
+        "received 2.25 s before the date: the wait is the date minus received_at, to the \
+         nanosecond, not a difference of whole seconds",
+    );
 }
 
 #[test]
@@ -193,6 +202,17 @@ fn delay_seconds() {
             "optional whitespace after the value is ignored",
         ),
         ("\t7\t", 7, "tabs are optional whitespace too"),
+        ("4294967296", 1 << 32, "2^32 s: more than a u32 holds, still a u64"),
+        (
+            "9223372036854775808",
+            1 << 63,
+            "2^63 s: more than an i64 holds, still a u64",
+        ),
+        (
+            "18446744073709551615",
+            u64::MAX,
+            "u64::MAX seconds is the largest delay a Duration can count: valid",
+        ),
     ];
     for (value, seconds, why) in cases {
         expect(value, received_at, Some(Duration::from_secs(seconds)), why);

@@ -215,6 +215,16 @@ async fn hint_keeps_attempt_limit() {
             run.server.count(),
             run.result(),
         );
+        let last = run.result.as_ref().err().map(|error| error.received_at);
+        // Each error is stamped when its call answers: the last one 10 ms after the last start.
+        let expected_last = Some(UNIX_EPOCH + Duration::from_secs(CLOCK_START) + last_start + 10 * MS);
+        assert!(
+            last == expected_last,
+            "with max_attempts = {max_attempts} the loop must return the error of the last call \
+             (received {}), not an earlier one; yours returned the error received {}",
+            expected_last.map_or("never".to_owned(), |at| format!("{at:?}")),
+            last.map_or("never".to_owned(), |at| format!("{at:?}")),
+        );
         assert!(
             trailing.is_zero(),
             "with max_attempts = {max_attempts}, after the last call failed (with `Retry-After: \

@@ -114,6 +114,14 @@ fn saturates_at_u64_max() {
         ),
         (&[2; 63], "2^63 fits in a u64: no saturation yet"),
         (
+            &[2; 128],
+            "2^128 overflows even a u128: saturate at every step, not once at the end",
+        ),
+        (
+            &[2; 200],
+            "200 layers of 2: saturate, however long the stack",
+        ),
+        (
             &[u32::MAX, u32::MAX],
             "(2^32 - 1)^2 = 18446744065119617025 fits in a u64 exactly: saturate only when the \
              product does not fit, and compute it in integers",

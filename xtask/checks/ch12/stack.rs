@@ -295,13 +295,20 @@ async fn transient_recovers_at_top() {
 #[tokio::test(start_paused = true)]
 async fn lower_layers_call_once() {
     let cases = [
-        (Script::healthy(), "is healthy"),
-        (Script::failing_first(2), "fails twice, then answers"),
-        (Script::down(), "is down (every call fails)"),
-        (Script::overloaded(), "is overloaded"),
+        (Script::healthy(), "is healthy", Ok(1)),
+        (Script::failing_first(2), "fails twice, then answers", Ok(3)),
+        (Script::down(), "is down (every call fails)", Err(CallError::Unavailable)),
+        (Script::overloaded(), "is overloaded", Err(CallError::Overloaded)),
     ];
-    for (backend, case) in cases {
+    for (backend, case, outcome) in cases {
         let run = run(backend, policy(ATTEMPTS, 7)).await;
+        assert!(
+            run.result == Some(outcome),
+            "each layer passes the outcome of its one call up unchanged: with a backend that \
+             {case}, the request should return {outcome:?}; yours returned {} ({})",
+            run.outcome(),
+            run.hops(),
+        );
         let (service, repository, backend) = run.counts();
         assert!(
             service >= 1 && repository == service && backend == repository,

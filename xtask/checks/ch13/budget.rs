@@ -4,9 +4,10 @@ use exercise::{BudgetError, RetryBudget};
 
 use crate::support::catch;
 
-/// Half a thousandth: the budget counts to three decimal places, so a reading this close to the
-/// expected count is that count.
-const EXACT: f64 = 0.000_5;
+/// A count kept to three decimal places reads back as that number, up to the rounding of one
+/// `f64` operation: far closer than this. A setting kept to four decimals (10.0004 instead of
+/// 10.000) is a ten-thousandth away, and does not pass for it.
+const EXACT: f64 = 0.000_001;
 
 /// One event applied to a budget, for the messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,34 +90,86 @@ fn expect_counts(max_tokens: f64, token_ratio: f64, steps: &[(Event, &[f64])], r
     }
 }
 
+/// Whether `carried` is `value`, NaN included.
+fn same_value(carried: f64, value: f64) -> bool {
+    carried == value || (carried.is_nan() && value.is_nan())
+}
+
 #[test]
 fn rejects_invalid_settings() {
-    let bad_max = [0.0, -10.0, 1_000.5, 1e9, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
+    // Just outside each end of [0.001, 1000], in both directions of rounding to thousandths.
+    let bad_max = [
+        0.0,
+        -0.0,
+        -10.0,
+        f64::MIN_POSITIVE,
+        0.000_4,
+        0.000_9,
+        1_000.000_4,
+        1_000.5,
+        1e9,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
     for max_tokens in bad_max {
         let outcome = catch(|| RetryBudget::new(max_tokens, 0.1).map(|_| ()));
+        let carried = match outcome {
+            Ok(Err(BudgetError::MaxTokens(value))) => Some(value),
+            _ => None,
+        };
         assert!(
-            matches!(outcome, Ok(Err(BudgetError::MaxTokens(_)))),
-            "RetryBudget::new({max_tokens}, 0.1) must return Err(BudgetError::MaxTokens(..)): \
-             max_tokens must be a finite number from 0.001 to 1000; yours {}",
+            carried.is_some_and(|value| same_value(value, max_tokens)),
+            "RetryBudget::new({max_tokens}, 0.1) must return Err(BudgetError::MaxTokens({max_tokens})): \
+             max_tokens must be a finite number from 0.001 to 1000, checked before any rounding, \
+             and the error carries the value refused; yours {}",
             describe(outcome),
         );
     }
-    let bad_ratio = [0.0, -0.1, 0.000_1, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
+    let bad_ratio = [
+        0.0,
+        -0.0,
+        -0.1,
+        f64::MIN_POSITIVE,
+        0.000_1,
+        0.000_4,
+        0.000_9,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
     for token_ratio in bad_ratio {
         let outcome = catch(|| RetryBudget::new(10.0, token_ratio).map(|_| ()));
+        let carried = match outcome {
+            Ok(Err(BudgetError::TokenRatio(value))) => Some(value),
+            _ => None,
+        };
         assert!(
-            matches!(outcome, Ok(Err(BudgetError::TokenRatio(_)))),
-            "RetryBudget::new(10, {token_ratio}) must return Err(BudgetError::TokenRatio(..)): \
-             token_ratio must be a finite number of at least 0.001; yours {}",
+            carried.is_some_and(|value| same_value(value, token_ratio)),
+            "RetryBudget::new(10, {token_ratio}) must return Err(BudgetError::TokenRatio({token_ratio})): \
+             token_ratio must be a finite number of at least 0.001, checked before any rounding, \
+             and the error carries the value refused; yours {}",
             describe(outcome),
         );
     }
-    for (max_tokens, token_ratio) in [(10.0, 0.1), (1_000.0, 0.001), (1.0, 1.0), (3.0, 5.0)] {
+    // Both ends of each range are valid, and token_ratio has no upper limit.
+    let valid = [
+        (10.0, 0.1),
+        (0.001, 0.001),
+        (1_000.0, 0.001),
+        (999.999_6, 0.1),
+        (1.0, 1.0),
+        (3.0, 5.0),
+        (10.0, 1_500.0),
+        (10.0, 1e7),
+    ];
+    for (max_tokens, token_ratio) in valid {
         let outcome = catch(|| RetryBudget::new(max_tokens, token_ratio).map(|_| ()));
         assert!(
             matches!(outcome, Ok(Ok(()))),
-            "RetryBudget::new({max_tokens}, {token_ratio}) has valid settings and must return \
-             Ok; yours {}",
+            "RetryBudget::new({max_tokens}, {token_ratio}) has valid settings (max_tokens in \
+             [0.001, 1000], token_ratio at least 0.001 with no upper limit) and must return Ok; \
+             yours {}",
             describe(outcome),
         );
     }
@@ -132,7 +185,15 @@ fn describe(outcome: Result<Result<(), BudgetError>, String>) -> String {
 
 #[test]
 fn starts_full() {
-    for (max_tokens, token_ratio) in [(10.0, 0.1), (3.0, 0.5), (2.01, 0.1), (1_000.0, 0.001)] {
+    let settings = [
+        (10.0, 0.1),
+        (3.0, 0.5),
+        (2.01, 0.1),
+        (1_000.0, 0.001),
+        (0.001, 0.001),
+        (10.0, 1e7),
+    ];
+    for (max_tokens, token_ratio) in settings {
         let budget = budget(max_tokens, token_ratio);
         let (got, allowed) = (tokens(&budget), can_retry(&budget));
         assert!(
@@ -146,7 +207,7 @@ fn starts_full() {
 
 #[test]
 fn failure_costs_one_token() {
-    use Event::Failure;
+    use Event::{Failure, Success};
     expect_counts(
         10.0,
         0.1,
@@ -158,6 +219,18 @@ fn failure_costs_one_token() {
         0.25,
         &[(Failure, &[3.5, 2.5, 1.5, 0.5])],
         "each failure takes exactly one token, whatever the ratio",
+    );
+    // Less than one token left: the failure still counts, and empties the budget.
+    expect_counts(
+        4.5,
+        0.25,
+        &[
+            (Failure, &[3.5, 2.5, 1.5, 0.5, 0.0]),
+            (Success, &[0.25]),
+            (Failure, &[0.0]),
+        ],
+        "a failure with less than one token left takes what is left: the count falls to 0, \
+         never below",
     );
 }
 
@@ -214,6 +287,17 @@ fn stays_within_bounds() {
         ],
         "the count stays within [0, max_tokens]",
     );
+    // A ratio far larger than the budget (valid: token_ratio has no upper limit) refills it in
+    // one success, without overflowing anything.
+    expect_counts(
+        1_000.0,
+        1e7,
+        &[
+            (Failure, &[999.0, 998.0]),
+            (Success, &[1_000.0, 1_000.0]),
+        ],
+        "the count never rises above max_tokens, however large token_ratio is",
+    );
 }
 
 /// Drives `budget` through `steps` and checks `can_retry()` after each group of events.
@@ -266,25 +350,96 @@ fn threshold_strictly_above_half() {
             (Success, 1, 2.0, true),
         ],
     );
+    // An odd number of thousandths: the threshold is 5.0005, so 5.001 is above it and 5.000 is
+    // not.
+    expect_answers(
+        10.001,
+        0.001,
+        &[
+            (Failure, 5, 5.001, true),
+            (Failure, 1, 4.001, false),
+            (Success, 999, 5.000, false),
+            (Success, 1, 5.001, true),
+        ],
+    );
+    // The smallest budget: one thousandth, whose half is 0.0005.
+    expect_answers(
+        0.001,
+        0.001,
+        &[
+            (Success, 1, 0.001, true),
+            (Failure, 1, 0.0, false),
+            (Success, 1, 0.001, true),
+        ],
+    );
+    // The largest: 1,000 tokens, threshold 500.
+    expect_answers(
+        1_000.0,
+        0.001,
+        &[
+            (Failure, 499, 501.0, true),
+            (Failure, 1, 500.0, false),
+            (Success, 1, 500.001, true),
+        ],
+    );
+}
+
+#[test]
+fn keeps_three_decimals() {
+    use Event::{Failure, Success};
+    // (max_tokens, token_ratio, failures, then successes, the count kept, retries allowed)
+    let cases = [
+        (10.000_4, 0.1, 5, 0, 5.0, false),
+        (10.000_6, 0.1, 5, 0, 5.001, true),
+        (10.0, 0.100_4, 5, 1, 5.1, true),
+        (10.0, 0.100_4, 6, 10, 5.0, false),
+        (2.000_4, 0.001, 0, 0, 2.0, true),
+        (2.0, 0.001_6, 1, 1, 1.002, true),
+    ];
+    for (max_tokens, token_ratio, failures, successes, expected, allowed) in cases {
+        let budget = budget(max_tokens, token_ratio);
+        for _ in 0..failures {
+            apply(&budget, Failure);
+        }
+        for _ in 0..successes {
+            apply(&budget, Success);
+        }
+        let (got, answer) = (tokens(&budget), can_retry(&budget));
+        assert!(
+            same(got, expected) && answer == allowed,
+            "settings are kept to three decimal places (A6's precision): \
+             RetryBudget::new({max_tokens}, {token_ratio}) counts with max_tokens = {:.3} and \
+             token_ratio = {:.3}, so after {failures} failure(s) and then {successes} \
+             success(es) tokens() should be {expected:.3} and can_retry() {allowed}; yours \
+             returned {got} and {answer}. Round each setting to thousandths once, when the \
+             budget is built",
+            (max_tokens * 1_000.0_f64).round() / 1_000.0,
+            (token_ratio * 1_000.0_f64).round() / 1_000.0,
+        );
+    }
 }
 
 #[test]
 fn counts_in_thousandths() {
     use Event::{Failure, Success};
-    // 4.0 + 0.2 + 0.2 + 0.2 + 0.2 + 0.2 is 5.000000000000001 in binary floating point.
-    let budget = budget(10.0, 0.2);
-    for _ in 0..6 {
-        apply(&budget, Failure);
+    // Sums that land exactly on the threshold of 5, but drift above it in binary floating point:
+    // 4.0 + five 0.2s is 5.000000000000001, and 2.0 + twenty 0.15s is 5.000000000000001.
+    for (token_ratio, failures, successes) in [(0.2, 6, 5), (0.15, 8, 20), (0.2, 10, 25)] {
+        let budget = budget(10.0, token_ratio);
+        for _ in 0..failures {
+            apply(&budget, Failure);
+        }
+        for _ in 0..successes {
+            apply(&budget, Success);
+        }
+        let (got, answer) = (tokens(&budget), can_retry(&budget));
+        assert!(
+            !answer,
+            "with RetryBudget::new(10, {token_ratio}), {failures} failures and then \
+             {successes} successes leave exactly 5.000 tokens, not above the threshold of 5, so \
+             can_retry() must be false; yours said true (your count: {got:?}). Adding \
+             {token_ratio} again and again in f64 drifts above 5: count in whole thousandths, as \
+             A6 does, or round to three decimals after every update",
+        );
     }
-    for _ in 0..5 {
-        apply(&budget, Success);
-    }
-    let (got, answer) = (tokens(&budget), can_retry(&budget));
-    assert!(
-        !answer,
-        "with RetryBudget::new(10, 0.2), 6 failures and then 5 successes leave exactly 5.000 \
-         tokens, not above the threshold of 5, so can_retry() must be false; yours said true \
-         (your count: {got:?}). Adding 0.2 five times in f64 gives 5.000000000000001: count in \
-         whole thousandths, as A6 does, or round to three decimals after every update",
-    );
 }

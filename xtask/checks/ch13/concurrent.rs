@@ -1,4 +1,13 @@
-//! Checks of one budget shared by many threads and tasks: no update may be lost.
+//! Checks of one budget shared by many threads and tasks: no update may be lost, and no thread
+//! may ever read a count outside `[0, max_tokens]`.
+//!
+//! How likely a racy budget is to slip through, measured on the 2-core machine these checks
+//! were written on while it ran other builds (load average about 9): a load-then-store budget
+//! failed `no_lost_updates` in 40 runs of 40; an add-then-clamp budget (a second write to clamp)
+//! failed `bounds_hold_at_the_edges` in 40 of 40; a subtract-then-repair budget (fetch_sub, then
+//! a store of 0 when it wrapped) failed it in 39 of 40 (with two readings per event instead of
+//! one it had been 19 of 20). The races stop after 300 ms, so a heavily loaded machine gives
+//! them fewer chances; an idle one more.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
@@ -189,4 +198,101 @@ async fn tasks_share_one_budget() {
          1,000 and 1,004 calls, and an empty budget at the end. Yours made {calls} calls and left \
          {left:.3} tokens",
     );
+}
+
+/// One regime of [`bounds_hold_at_the_edges`]: a budget, the cycle of events each thread
+/// repeats, and where the count sits while they race.
+struct Edge {
+    max_tokens: f64,
+    token_ratio: f64,
+    /// Whole tokens to take before the race (10 empties a budget of 10).
+    drained: usize,
+    cycle: &'static [Event],
+    place: &'static str,
+}
+
+/// Races [`THREADS`] threads that each repeat `edge.cycle`, reading the count after every event.
+/// Returns the race's overlap, or the first reading outside `[0, max_tokens]`.
+fn race_edge(edge: &Edge) -> Result<u64, f64> {
+    let budget = new_budget(edge.max_tokens, edge.token_ratio);
+    for _ in 0..edge.drained {
+        apply(&budget, Event::Failure);
+    }
+    let outside = std::sync::Mutex::new(None);
+    let max = edge.max_tokens;
+    let overlap = race(&budget, |budget| {
+        for &event in edge.cycle {
+            match event {
+                Event::Failure => budget.on_failure(),
+                Event::Success => budget.on_success(),
+            }
+            // Two readings per event: a count that is wrong only for an instant, between the
+            // two writes of a racy update, is caught only by a reading that falls inside it.
+            for _ in 0..2 {
+                let count = budget.tokens();
+                if !(0.0..=max).contains(&count) {
+                    outside
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get_or_insert(count);
+                }
+            }
+            let _ = budget.can_retry();
+        }
+    });
+    match outside.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(count) => Err(count),
+        None => Ok(overlap),
+    }
+}
+
+#[test]
+fn bounds_hold_at_the_edges() {
+    use Event::{Failure, Success};
+    let edges = [
+        Edge {
+            max_tokens: 10.0,
+            token_ratio: 0.3,
+            drained: 10,
+            cycle: &[Failure, Success],
+            place: "near empty (failures keep meeting the floor of 0)",
+        },
+        Edge {
+            max_tokens: 10.0,
+            token_ratio: 0.7,
+            drained: 0,
+            cycle: &[Success, Success, Failure],
+            place: "at the ceiling (successes keep meeting max_tokens)",
+        },
+        Edge {
+            max_tokens: 1.0,
+            token_ratio: 0.7,
+            drained: 0,
+            cycle: &[Failure, Success, Success],
+            place: "at both edges at once (a budget of one token)",
+        },
+    ];
+    let started = Instant::now();
+    let mut overlap = [0; 3];
+    let mut races = 0;
+    while overlap.iter().any(|&seen| seen < ENOUGH_OVERLAP) {
+        if races >= edges.len() && started.elapsed() > RACE_AT_MOST {
+            break;
+        }
+        let (index, edge) = (races % edges.len(), &edges[races % edges.len()]);
+        races += 1;
+        match race_edge(edge) {
+            Ok(seen) => overlap[index] += seen,
+            Err(count) => panic!(
+                "the count must stay within [0, max_tokens] at every moment, also while other \
+                 threads update it: 8 threads racing on one RetryBudget::new({}, {}) {} read \
+                 tokens() = {count} (race {races}). An update done in two steps (add, then clamp \
+                 to the maximum; subtract, then fix a count that went below zero) shows its \
+                 halfway value to the other threads, and loses their updates in between: \
+                 compute the clamped value first and write it in one atomic step \
+                 (compare_exchange in a loop, fetch_update, or a Mutex around the whole update)",
+                edge.max_tokens, edge.token_ratio, edge.place,
+            ),
+        }
+    }
 }

@@ -196,3 +196,43 @@ async fn attempts_still_capped() {
         );
     }
 }
+
+/// One request on tokio's paused clock against a service that fails every call: how long after
+/// its last call the loop returned, and how many calls it made.
+async fn timed_outage_request(budget: &RetryBudget, attempts: u32) -> (u64, std::time::Duration) {
+    let last_call = std::cell::Cell::new(tokio::time::Instant::now());
+    let calls = std::cell::Cell::new(0u64);
+    let op = || {
+        last_call.set(tokio::time::Instant::now());
+        calls.set(calls.get() + 1);
+        ready(Err::<(), u64>(calls.get()))
+    };
+    let _ = retry_with_budget(op, attempts, budget).await;
+    (calls.get(), last_call.get().elapsed())
+}
+
+#[tokio::test(start_paused = true)]
+async fn refusal_returns_at_once() {
+    // (failures recorded before the request, attempts, calls expected, why the loop stops)
+    let cases = [
+        (5, 3, 1, "the budget holds 5.000 tokens and refuses the retry"),
+        (3, 3, 2, "the budget refuses the second retry at 5.000 tokens"),
+        (0, 3, 3, "the attempts run out while the budget still allows retries"),
+    ];
+    for (drained, attempts, expected, why) in cases {
+        let budget = budget(10.0, 0.1);
+        for _ in 0..drained {
+            apply(&budget, Event::Failure);
+        }
+        let (calls, waited) = timed_outage_request(&budget, attempts).await;
+        assert!(
+            calls == expected && waited.is_zero(),
+            "a refused retry is not postponed: the failure goes back to the caller at once, \
+             without waiting for tokens (A6). With attempts = {attempts} against a service that \
+             fails every call, {why}: the request should make {expected} call(s) and return the \
+             moment the last one fails; yours made {calls} call(s) and returned {} after it \
+             (virtual time)",
+            crate::support::show(waited),
+        );
+    }
+}

@@ -11,10 +11,12 @@ const NOW: i64 = 1_700_000_000_000;
 #[test]
 fn order_and_event_written() {
     let mut conn = memory_db();
-    // An older event of another aggregate, so outbox ids and order ids differ.
+    // Older events of other aggregates, so that outbox ids, order ids and the last row id
+    // before an order is inserted all differ.
     conn.execute(
         "INSERT INTO outbox (aggregate_id, event_type, payload, status, created_at, sent_at)
-         VALUES (900, 'CustomerRegistered', '{}', 'sent', 10, 20)",
+         VALUES (900, 'CustomerRegistered', '{}', 'sent', 10, 20),
+                (901, 'CustomerRegistered', '{}', 'sent', 11, 21)",
         [],
     )
     .expect("seeding the outbox");

@@ -284,3 +284,56 @@ fn no_lock_held_while_publishing() {
         blocked.join("; "),
     );
 }
+
+#[test]
+fn marks_only_the_published_row() {
+    // Rows that share all but one column with each other: the same order and the same
+    // millisecond but another event type; the same millisecond but another order.
+    let conn = memory_db();
+    let first = seed_order(&conn, "ada", 500, 1_000);
+    conn.execute(
+        "INSERT INTO outbox (aggregate_id, event_type, payload, status, created_at)
+         VALUES (?1, 'OrderConfirmed', '{}', 'pending', 1000)",
+        [first],
+    )
+    .expect("seeding a second event of the same order");
+    seed_order(&conn, "bob", 700, 1_000);
+    let rows = outbox_rows(&conn);
+    for acked in rows.iter().map(|row| row.id) {
+        conn.execute("UPDATE outbox SET status = 'pending', sent_at = NULL", [])
+            .expect("resetting the outbox");
+        let mut broker = TestBroker::scripted(move |event, _| {
+            if event.id == acked {
+                Reply::Ack
+            } else {
+                Reply::Refuse
+            }
+        });
+        let result = relay(&conn, &mut broker, 9_000, 10);
+        let after = outbox_rows(&conn);
+        let wrong: Vec<String> = after
+            .iter()
+            .filter(|row| (row.status == "sent") != (row.id == acked))
+            .map(|row| {
+                format!(
+                    "row {} (aggregate {}, {}, created_at {}) is {:?}",
+                    row.id, row.aggregate_id, row.event_type, row.created_at, row.status
+                )
+            })
+            .collect();
+        assert!(
+            wrong.is_empty() && result == stats(3, 1, 2),
+            "three pending rows share columns: rows {} and {} belong to the same order, all \
+             three were written at 1000 ms. The broker acknowledged only row {acked}, so only \
+             that row may become 'sent' (mark it by its own id); yours returned {result:?} and \
+             {}",
+            rows[0].id,
+            rows[1].id,
+            if wrong.is_empty() {
+                "marked the right row".to_owned()
+            } else {
+                wrong.join(", ")
+            },
+        );
+    }
+}

@@ -38,7 +38,11 @@ pub fn policy() -> CompensationPolicy {
 
 /// `min(cap, base · 2^retry)` for [`policy`], computed here rather than trusted to the crate.
 pub fn ceiling(retry: u32) -> Duration {
-    let policy = policy();
+    ceiling_of(&policy(), retry)
+}
+
+/// `min(cap, base · 2^retry)` for `policy`.
+pub fn ceiling_of(policy: &CompensationPolicy, retry: u32) -> Duration {
     policy
         .base
         .saturating_mul(1 << retry.min(20))
@@ -60,6 +64,10 @@ pub struct Call {
     pub kind: Kind,
     /// The attempt number the orchestrator put in the context.
     pub attempt: u32,
+    /// The idempotency key the context gave this call.
+    pub key: String,
+    /// The execution key the context said this call undoes.
+    pub undoes: Option<String>,
     /// The step's own log record at the moment of the call.
     pub seen: StepRecord,
 }
@@ -84,6 +92,9 @@ pub struct Spec {
     /// (`u32::MAX`: every call, up to [`GUARD_CALLS`]).
     pub compensate_failures: u32,
     pub compensate_kind: ErrorKind,
+    /// If not empty, overrides the two fields above: call `n` of `compensate` fails with
+    /// `compensate_script[n - 1]`, and every later call succeeds.
+    pub compensate_script: Vec<ErrorKind>,
 }
 
 /// A step whose every call succeeds.
@@ -93,6 +104,7 @@ pub fn ok(name: &'static str) -> Spec {
         execute_error: None,
         compensate_failures: 0,
         compensate_kind: ErrorKind::Transient,
+        compensate_script: Vec::new(),
     }
 }
 
@@ -118,6 +130,14 @@ impl Spec {
     pub fn compensation_stuck(self, kind: ErrorKind) -> Self {
         self.compensation_fails(u32::MAX, kind)
     }
+
+    /// The first compensations fail with these kinds, one per call, then they succeed.
+    pub fn compensation_script(self, kinds: &[ErrorKind]) -> Self {
+        Self {
+            compensate_script: kinds.to_vec(),
+            ..self
+        }
+    }
 }
 
 /// The message of the error a scripted call fails with.
@@ -139,7 +159,8 @@ struct Scripted {
 }
 
 impl Scripted {
-    fn call(&self, kind: Kind, attempt: u32) -> Result<(), StepError> {
+    fn call(&self, kind: Kind, ctx: &StepContext) -> Result<(), StepError> {
+        let attempt = ctx.attempt;
         let seen = self.log.records().get(self.index).cloned();
         let seen = seen.unwrap_or_else(|| StepRecord::pending(self.spec.name));
         self.calls
@@ -150,17 +171,20 @@ impl Scripted {
                 step: self.spec.name.to_owned(),
                 kind,
                 attempt,
+                key: ctx.idempotency_key(),
+                undoes: ctx.undoes(),
                 seen,
             });
         let (counter, failing) = match kind {
             Kind::Execute => (&self.executions, self.spec.execute_error),
             Kind::Compensate => {
-                let fails =
-                    self.compensations.load(Ordering::SeqCst) < self.spec.compensate_failures;
-                (
-                    &self.compensations,
-                    fails.then_some(self.spec.compensate_kind),
-                )
+                let before = self.compensations.load(Ordering::SeqCst);
+                let failing = if self.spec.compensate_script.is_empty() {
+                    (before < self.spec.compensate_failures).then_some(self.spec.compensate_kind)
+                } else {
+                    self.spec.compensate_script.get(before as usize).copied()
+                };
+                (&self.compensations, failing)
             }
         };
         let call = counter.fetch_add(1, Ordering::SeqCst) + 1;
@@ -184,13 +208,13 @@ impl Step for Scripted {
     }
 
     fn execute(&self, ctx: &StepContext) -> BoxFuture<'_, Result<(), StepError>> {
-        let attempt = ctx.attempt;
-        Box::pin(async move { self.call(Kind::Execute, attempt) })
+        let ctx = ctx.clone();
+        Box::pin(async move { self.call(Kind::Execute, &ctx) })
     }
 
     fn compensate(&self, ctx: &StepContext) -> BoxFuture<'_, Result<(), StepError>> {
-        let attempt = ctx.attempt;
-        Box::pin(async move { self.call(Kind::Compensate, attempt) })
+        let ctx = ctx.clone();
+        Box::pin(async move { self.call(Kind::Compensate, &ctx) })
     }
 }
 
@@ -206,9 +230,14 @@ pub struct Run {
 
 /// Runs a saga of these steps, in order, under [`policy`], with a seeded generator.
 pub async fn run(specs: &[Spec], seed: u64) -> Run {
+    run_saga("order-21", specs, seed, policy()).await
+}
+
+/// Runs saga `id` of these steps, in order, under `policy`, with a seeded generator.
+pub async fn run_saga(id: &str, specs: &[Spec], seed: u64, policy: CompensationPolicy) -> Run {
     let start = Instant::now();
     let calls = Arc::new(Mutex::new(Vec::new()));
-    let mut saga = Saga::new("order-21", policy());
+    let mut saga = Saga::new(id, policy);
     let log = saga.log();
     for (index, spec) in specs.iter().enumerate() {
         saga = saga.step(Scripted {

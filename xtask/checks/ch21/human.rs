@@ -1,9 +1,12 @@
 //! Checks of the hand-over: a compensation that keeps failing goes to a human, within its limit,
 //! and the other completed steps are still undone.
 
+use exercise::CompensationPolicy;
 use exercise::ErrorKind::{Permanent, Transient};
 
-use super::fixture::{GUARD_CALLS, Kind, compensated, error_message, fails, list, ok, run, stuck};
+use super::fixture::{
+    GUARD_CALLS, Kind, compensated, error_message, fails, list, ok, policy, run, run_saga, stuck,
+};
 use crate::support::show;
 
 #[tokio::test(start_paused = true)]
@@ -13,41 +16,49 @@ async fn gives_up_after_max_attempts() {
         ok("payment").compensation_stuck(Transient),
         fails("shipping", Permanent),
     ];
-    let run = run(&steps, 7).await;
-    let refunds = run.count("payment", Kind::Compensate);
-    assert!(
-        run.outcome.is_some(),
-        "payment's compensation fails every time; with max_attempts = 4 the orchestrator must \
-         give up after 4 calls and hand the saga to a human; yours was still retrying after {} \
-         of virtual time, having called it {refunds} times: a compensation's retries need a limit",
-        show(run.returned),
-    );
-    assert!(
-        refunds == 4,
-        "payment's compensation fails every time with a transient error; with max_attempts = 4 \
-         it must be called exactly 4 times (the first attempt included) before the saga goes to \
-         a human; yours called it {refunds} time(s){} and ended {}",
-        if refunds as u32 > GUARD_CALLS {
-            format!(" (the check stopped failing it after {GUARD_CALLS} calls)")
-        } else {
-            String::new()
-        },
-        run.outcome_text(),
-    );
-    let last_error = error_message("payment", Kind::Compensate, 4);
-    let named = stuck(&run.outcome).is_some_and(|stuck| {
-        stuck.len() == 1
-            && stuck[0].step == "payment"
-            && stuck[0].error.message == last_error
-            && stuck[0].error.kind == Transient
-    });
-    assert!(
-        named,
-        "a compensation that keeps failing is handed to a human: the saga must end \
-         SagaOutcome::NeedsHuman naming the stuck step and its last error, stuck = [payment \
-         (transient error {last_error:?})]; yours ended {}",
-        run.outcome_text(),
-    );
+    for max_attempts in [4, 1, 2] {
+        let policy = CompensationPolicy {
+            max_attempts,
+            ..policy()
+        };
+        let run = run_saga("order-21", &steps, 7, policy).await;
+        let refunds = run.count("payment", Kind::Compensate);
+        assert!(
+            run.outcome.is_some(),
+            "payment's compensation fails every time; with max_attempts = {max_attempts} the \
+             orchestrator must give up after {max_attempts} call(s) and hand the saga to a \
+             human; yours was still retrying after {} of virtual time, having called it \
+             {refunds} times: a compensation's retries need a limit",
+            show(run.returned),
+        );
+        assert!(
+            refunds == max_attempts as usize,
+            "payment's compensation fails every time with a transient error; with max_attempts \
+             = {max_attempts} it must be called exactly {max_attempts} time(s) (the first attempt \
+             included) before the saga goes to a human; yours called it {refunds} time(s){} and \
+             ended {}",
+            if refunds as u32 > GUARD_CALLS {
+                format!(" (the check stopped failing it after {GUARD_CALLS} calls)")
+            } else {
+                String::new()
+            },
+            run.outcome_text(),
+        );
+        let last_error = error_message("payment", Kind::Compensate, max_attempts);
+        let named = stuck(&run.outcome).is_some_and(|stuck| {
+            stuck.len() == 1
+                && stuck[0].step == "payment"
+                && stuck[0].error.message == last_error
+                && stuck[0].error.kind == Transient
+        });
+        assert!(
+            named,
+            "a compensation that keeps failing is handed to a human: the saga must end \
+             SagaOutcome::NeedsHuman naming the stuck step and its last error, stuck = [payment \
+             (transient error {last_error:?})] (max_attempts = {max_attempts}); yours ended {}",
+            run.outcome_text(),
+        );
+    }
 }
 
 #[tokio::test(start_paused = true)]

@@ -10,7 +10,7 @@ use super::fixture::{Kind, Spec, error_message, fails, ok, run, statuses};
 
 #[tokio::test(start_paused = true)]
 async fn statuses_at_end() {
-    let cases: [(&str, Vec<Spec>, Vec<StepStatus>); 4] = [
+    let cases: [(&str, Vec<Spec>, Vec<StepStatus>); 5] = [
         (
             "all three steps succeed",
             vec![ok("inventory"), ok("payment"), ok("shipping")],
@@ -40,6 +40,16 @@ async fn statuses_at_end() {
                 fails("invoice", Permanent),
             ],
             vec![Compensated, Compensated, CompensationFailed, Failed],
+        ),
+        (
+            "invoice fails, inventory's compensation is refused and shipping's keeps failing",
+            vec![
+                ok("inventory").compensation_stuck(Permanent),
+                ok("payment"),
+                ok("shipping").compensation_stuck(Transient),
+                fails("invoice", Permanent),
+            ],
+            vec![CompensationFailed, Compensated, CompensationFailed, Failed],
         ),
     ];
     for (story, steps, expected) in cases {
@@ -109,5 +119,27 @@ async fn errors_recorded() {
          compensation_attempts = 1 and no last_error; yours says {}, {:?}",
         inventory.compensation_attempts,
         inventory.last_error,
+    );
+
+    // A compensation that failed twice and then succeeded keeps its most recent error.
+    let steps = [
+        ok("inventory"),
+        ok("payment").compensation_fails(2, Transient),
+        fails("shipping", Permanent),
+    ];
+    let retried = super::fixture::run(&steps, 13).await;
+    let last = error_message("payment", Kind::Compensate, 2);
+    let payment = &retried.log[1];
+    assert!(
+        payment.status == Compensated
+            && payment.compensation_attempts == 3
+            && payment.last_error.as_deref() == Some(last.as_str()),
+        "payment's compensation failed twice, then succeeded on attempt 3: its record must say \
+         compensated, compensation_attempts = 3, and keep the most recent error, last_error = \
+         {last:?} (last_error is the step's most recent error, not cleared by a success); yours \
+         says {}, {}, {:?}",
+        payment.status,
+        payment.compensation_attempts,
+        payment.last_error,
     );
 }

@@ -3,7 +3,7 @@
 use exercise::ErrorKind::{Permanent, Transient};
 use exercise::SagaOutcome;
 
-use super::fixture::{Kind, Spec, compensated, failed, fails, list, ok, run};
+use super::fixture::{Kind, Spec, compensated, error_message, failed, fails, list, ok, run};
 
 const NAMES: [&str; 4] = ["inventory", "payment", "shipping", "invoice"];
 
@@ -32,6 +32,14 @@ async fn all_success_compensates_nothing() {
          and end SagaOutcome::Completed; yours made the calls {} and ended {}",
         list(&run.labels()),
         run.outcome_text(),
+    );
+    let empty = super::fixture::run(&[], 1).await;
+    assert!(
+        empty.calls.is_empty() && empty.outcome == Some(SagaOutcome::Completed),
+        "a saga without steps has nothing to do and nothing to undo: it ends \
+         SagaOutcome::Completed; yours made the calls {} and ended {}",
+        list(&empty.labels()),
+        empty.outcome_text(),
     );
 }
 
@@ -89,12 +97,16 @@ async fn only_completed_steps() {
             failing + 1,
             list(&executed),
         );
-        let reported = failed(&run.outcome).map(|failure| failure.step.as_str());
+        let message = error_message(name, Kind::Execute, 1);
+        let reported = failed(&run.outcome)
+            .filter(|failure| failure.error.message == message)
+            .map(|failure| failure.step.as_str());
         assert!(
             reported == Some(name)
                 && compensated(&run.outcome).is_some_and(|names| names == &expected),
             "when {name} failed and {} were undone, the saga must end \
-             SagaOutcome::Compensated {{ failed: {name}, compensated: {} }}; yours ended {}",
+             SagaOutcome::Compensated {{ failed: {name} (with its error {message:?}), \
+             compensated: {} }}; yours ended {}",
             list(&expected),
             list(&expected),
             run.outcome_text(),

@@ -6,9 +6,12 @@ use std::time::Duration;
 
 use exercise::ErrorKind::{Permanent, Transient};
 use exercise::SagaOutcome;
+use rand::RngExt;
 
-use super::fixture::{Kind, TICK, ceiling, compensated, fails, list, ok, run, stuck};
-use crate::support::{show, show_all};
+use super::fixture::{
+    Kind, TICK, ceiling, compensated, error_message, fails, list, ok, policy, run, stuck,
+};
+use crate::support::{seeded, show, show_all};
 
 #[tokio::test(start_paused = true)]
 async fn transient_is_retried() {
@@ -41,6 +44,77 @@ async fn transient_is_retried() {
          ends SagaOutcome::Compensated with compensated = [payment, inventory]; yours ended {}",
         run.outcome_text(),
     );
+
+    // The last allowed attempt (4 of 4) succeeds: that is a success, not a hand-over.
+    let steps = [
+        ok("inventory"),
+        ok("payment").compensation_fails(3, Transient),
+        fails("shipping", Permanent),
+    ];
+    let last_try = super::fixture::run(&steps, 15).await;
+    let refunds = last_try.count("payment", Kind::Compensate);
+    assert!(
+        refunds == 4 && matches!(&last_try.outcome, Some(SagaOutcome::Compensated { .. })),
+        "payment's compensation fails 3 times and succeeds on its 4th attempt, the last one \
+         max_attempts = 4 allows: it must be called 4 times and the saga must end \
+         SagaOutcome::Compensated; yours called it {refunds} time(s) and ended {}",
+        last_try.outcome_text(),
+    );
+}
+
+/// The waits a correct orchestrator sleeps, in order, when its compensations fail as
+/// `failures` says (newest step first), drawn from a clone of the check's seeded generator.
+fn expected_waits(seed: u64, failures: &[u32]) -> Vec<Vec<Duration>> {
+    let policy = policy();
+    let mut rng = seeded(seed);
+    failures
+        .iter()
+        .map(|&failed| {
+            let retries = failed.min(policy.max_attempts - 1);
+            (0..retries)
+                .map(|retry| rng.random_range(Duration::ZERO..=ceiling(retry)))
+                .collect()
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn waits_are_policy_draws() {
+    // Undone newest first: shipping fails once, payment keeps failing (4 attempts, 3 waits),
+    // inventory fails twice. Each wait is the next draw of the generator the saga was given.
+    let steps = [
+        ok("inventory").compensation_fails(2, Transient),
+        ok("payment").compensation_stuck(Transient),
+        ok("shipping").compensation_fails(1, Transient),
+        fails("invoice", Permanent),
+    ];
+    for seed in 0..20 {
+        let run = run(&steps, seed).await;
+        let expected = expected_waits(seed, &[1, u32::MAX, 2]);
+        for (step, waits) in ["shipping", "payment", "inventory"].iter().zip(&expected) {
+            let times: Vec<Duration> = run
+                .calls_to(step, Kind::Compensate)
+                .iter()
+                .map(|call| call.at)
+                .collect();
+            let observed: Vec<Duration> = times.windows(2).map(|pair| pair[1] - pair[0]).collect();
+            let matches = observed.len() == waits.len()
+                && observed
+                    .iter()
+                    .zip(waits)
+                    .all(|(seen, drawn)| *seen >= *drawn && *seen <= *drawn + TICK);
+            assert!(
+                matches,
+                "each wait between two attempts of a compensation is self.policy.delay(retry, \
+                 rng): the next draw of the generator run was given, retry counted from 0 for \
+                 each compensation, and no draw when the loop gives up. With seed {seed}, \
+                 shipping, payment and inventory (undone in that order) fail 1, 4 and 2 times: \
+                 {step}'s waits must be {}; yours were {}",
+                show_all(waits, 4),
+                show_all(&observed, 4),
+            );
+        }
+    }
 }
 
 #[tokio::test(start_paused = true)]
@@ -131,6 +205,26 @@ async fn permanent_not_retried() {
          undone too): the saga must end SagaOutcome::NeedsHuman with stuck = [payment] and \
          compensated = [inventory]; yours ended {}",
         run.outcome_text(),
+    );
+    // A permanent error after a transient one: the first is retried, the second is not.
+    let steps = [
+        ok("inventory"),
+        ok("payment").compensation_script(&[Transient, Permanent]),
+        fails("shipping", Permanent),
+    ];
+    let refused = super::fixture::run(&steps, 16).await;
+    let refunds = refused.count("payment", Kind::Compensate);
+    let last = error_message("payment", Kind::Compensate, 2);
+    let reported = stuck(&refused.outcome)
+        .and_then(|stuck| stuck.first())
+        .map(|failure| (failure.error.kind, failure.error.message.clone()));
+    assert!(
+        refunds == 2 && reported == Some((Permanent, last.clone())),
+        "payment's compensation fails transiently, then permanently: the transient failure is \
+         retried, the permanent one is not, whatever attempt it comes on. It must be called \
+         twice and handed over with its permanent error {last:?}; yours called it {refunds} \
+         time(s) and ended {}",
+        refused.outcome_text(),
     );
 }
 

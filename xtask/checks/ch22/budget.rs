@@ -14,6 +14,7 @@ async fn no_attempt_after_budget() {
         cap: 2 * SEC,
         per_attempt_timeout: SEC,
         total_budget: budget,
+        max_hint: 10 * SEC,
         on_exhausted: OnExhausted::Stop,
     };
     for seed in 0..30 {
@@ -48,6 +49,7 @@ async fn timeout_cut_to_remaining() {
         cap: SEC,
         per_attempt_timeout: 4 * SEC,
         total_budget: budget,
+        max_hint: 10 * SEC,
         on_exhausted: OnExhausted::Stop,
     };
     for seed in 0..20 {

@@ -49,3 +49,30 @@ fn permanent_statuses() {
         }
     }
 }
+
+#[test]
+fn every_status() {
+    let hint = Duration::from_millis(1_500);
+    for status in 100..=699u16 {
+        if matches!(status, 501 | 505) {
+            continue;
+        }
+        let transient = matches!(status, 408 | 429 | 500..=599);
+        for retry_after in [None, Some(hint)] {
+            let expected = match (transient, retry_after) {
+                (false, _) => ErrorKind::Permanent,
+                (true, None) => ErrorKind::Transient,
+                (true, Some(delay)) => ErrorKind::RetryAfter(delay),
+            };
+            let kind = classify(status, retry_after);
+            assert_eq!(
+                kind,
+                expected,
+                "HTTP {status}: 408, 429 and the 5xx statuses (500 to 599) are transient, with \
+                 the hint when there is one; every other status is permanent, hint or not. \
+                 classify_status({status}, {retry_after:?}) must be {expected:?}; yours returned \
+                 {kind:?}",
+            );
+        }
+    }
+}

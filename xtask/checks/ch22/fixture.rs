@@ -51,7 +51,9 @@ pub struct Call {
 
 /// A step that follows a script (then repeats its last entry), records every call, plays its
 /// own client library (which makes `1 + ctx.client_retries` service calls on a transient
-/// failure), and deduplicates its work on the idempotency key.
+/// failure), and deduplicates its work on the idempotency key. Like a real service, it refuses
+/// a compensation that reuses an execution's key (422) or does not name what it undoes (400),
+/// and undoing an execution that never took effect does nothing.
 pub struct Recorder {
     name: String,
     latency: Duration,
@@ -60,6 +62,8 @@ pub struct Recorder {
     calls: Mutex<Vec<Call>>,
     service_calls: AtomicUsize,
     done: Mutex<Vec<String>>,
+    /// The execution keys whose work a compensation undid.
+    reverted: Mutex<Vec<String>>,
     abandoned: AtomicUsize,
 }
 
@@ -94,6 +98,7 @@ impl Recorder {
             calls: Mutex::new(Vec::new()),
             service_calls: AtomicUsize::new(0),
             done: Mutex::new(Vec::new()),
+            reverted: Mutex::new(Vec::new()),
             abandoned: AtomicUsize::new(0),
         })
     }
@@ -137,6 +142,16 @@ impl Recorder {
     /// How many times the work was done (under distinct keys).
     pub fn times_done(&self) -> usize {
         self.done.lock().unwrap().len()
+    }
+
+    /// How many times work that had been done was undone.
+    pub fn times_undone(&self) -> usize {
+        self.reverted.lock().unwrap().len()
+    }
+
+    /// Whether the work done under an execution key still stands.
+    pub fn work_stands(&self) -> bool {
+        self.times_done() > self.times_undone()
     }
 
     /// How many calls were dropped by the orchestrator before they answered.
@@ -196,12 +211,30 @@ impl Recorder {
         tokio::time::sleep(self.latency).await;
         let key = ctx.idempotency_key.clone();
         let already_done = action == Action::Execute && self.done.lock().unwrap().contains(&key);
+        if action == Action::Compensate {
+            let reused = self.calls().iter().any(|call| {
+                call.action == Action::Execute && call.ctx.idempotency_key == key
+            });
+            if reused {
+                guard.1 = false;
+                return Err(StepError::permanent(format!(
+                    "{} refused: HTTP 422, key {key} was already used for another request \
+                     (#{number})",
+                    self.name
+                )));
+            }
+            if ctx.undoes.is_none() {
+                guard.1 = false;
+                return Err(StepError::permanent(format!(
+                    "{} refused: HTTP 400, the compensation names no execution to undo (#{number})",
+                    self.name
+                )));
+            }
+        }
         let outcome = match act {
             _ if already_done => Ok(()),
             Act::Ok => {
-                if action == Action::Execute {
-                    self.done.lock().unwrap().push(key);
-                }
+                self.finish(action, ctx);
                 Ok(())
             }
             Act::Transient => Err(StepError::transient(format!(
@@ -222,14 +255,34 @@ impl Recorder {
             )),
             Act::Hang => std::future::pending().await,
             Act::DoThenHang => {
-                if action == Action::Execute && !already_done {
-                    self.done.lock().unwrap().push(key);
+                if !already_done {
+                    self.finish(action, ctx);
                 }
                 std::future::pending().await
             }
         };
         guard.1 = false;
         outcome
+    }
+
+    /// The work of a call that took effect: an execution is done under its key; a compensation
+    /// undoes the execution it names, if that took effect (once).
+    fn finish(&self, action: Action, ctx: &StepContext) {
+        match action {
+            Action::Execute => {
+                let mut done = self.done.lock().unwrap();
+                if !done.contains(&ctx.idempotency_key) {
+                    done.push(ctx.idempotency_key.clone());
+                }
+            }
+            Action::Compensate => {
+                let undoes = ctx.undoes.clone().unwrap_or_default();
+                let mut reverted = self.reverted.lock().unwrap();
+                if self.done.lock().unwrap().contains(&undoes) && !reverted.contains(&undoes) {
+                    reverted.push(undoes);
+                }
+            }
+        }
     }
 }
 
@@ -259,7 +312,7 @@ impl Step for Recorder {
 }
 
 /// A policy with generous defaults: 5 attempts, jitter from 100 ms (cap 1 s), 2 s per attempt,
-/// 60 s in all, compensate.
+/// 60 s in all, hints followed for up to 10 s, compensate.
 pub fn policy() -> StepPolicy {
     StepPolicy {
         max_attempts: 5,
@@ -267,6 +320,7 @@ pub fn policy() -> StepPolicy {
         cap: SEC,
         per_attempt_timeout: 2 * SEC,
         total_budget: 60 * SEC,
+        max_hint: 10 * SEC,
         on_exhausted: OnExhausted::Compensate,
     }
 }

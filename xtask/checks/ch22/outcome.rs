@@ -7,7 +7,7 @@ use std::time::Duration;
 use exercise::{Action, OnExhausted, Saga, SagaStatus, StepPolicy, StepStatus};
 use tokio::time::Instant;
 
-use super::fixture::{Act, MS, Recorder, Run, policy, run};
+use super::fixture::{Act, MS, Recorder, Run, SEC, policy, run};
 
 fn with(on_exhausted: OnExhausted) -> StepPolicy {
     StepPolicy {
@@ -192,7 +192,7 @@ async fn compensation_retried() {
             vec![Act::Permanent],
             1,
             SagaStatus::NeedsHuman,
-            StepStatus::Failed,
+            StepStatus::CompensationFailed,
             "fails permanently",
         ),
     ];
@@ -211,11 +211,150 @@ async fn compensation_retried() {
             "payment fails permanently, so inventory is compensated; its compensation {case}. \
              A compensation must be retried like any step (under inventory's policy, 5 \
              attempts): {calls} compensation call(s), the step {step_status:?} and the saga \
-             {saga_status:?} (a compensation that cannot be done needs a human). Yours made {} \
+             {saga_status:?} (a compensation that cannot be done needs a human, and its step's \
+             status says its work still stands: CompensationFailed, not Failed, which would say \
+             there is nothing to undo). Yours made {} \
              compensation call(s), left the step {:?} and the saga {:?}",
             inventory.calls_of(Action::Compensate).len(),
             record.status,
             run.status,
         );
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn keeps_undoing_after_stuck() {
+    // invoice fails for good; shipping's compensation is refused and payment's keeps failing:
+    // inventory must still be released, newest first, before the saga goes to a person.
+    let cases = [
+        (vec![Act::Permanent], vec![Act::Transient], "is refused, then payment's keeps failing"),
+        (vec![Act::Transient], vec![Act::Permanent], "keeps failing, then payment's is refused"),
+    ];
+    for (shipping_undo, payment_undo, story) in cases {
+        let inventory = Recorder::slow("inventory", LATENCY, [Act::Ok]);
+        let payment = Recorder::build("payment", LATENCY, [Act::Ok], payment_undo);
+        let shipping = Recorder::build("shipping", LATENCY, [Act::Ok], shipping_undo);
+        let invoice = Recorder::slow("invoice", LATENCY, [Act::Permanent]);
+        let steps = vec![
+            inventory.clone(),
+            payment.clone(),
+            shipping.clone(),
+            invoice.clone(),
+        ];
+        let mut saga = Saga::new("order-6");
+        for step in &steps {
+            saga = saga.step(step.clone(), policy());
+        }
+        let run = run(&saga, 6).await;
+        let undone = order_of(&steps, Action::Compensate);
+        let mut first_calls: Vec<String> = Vec::new();
+        for name in &undone {
+            if !first_calls.contains(name) {
+                first_calls.push(name.clone());
+            }
+        }
+        assert!(
+            first_calls == ["shipping", "payment", "inventory"] && inventory.times_undone() == 1,
+            "invoice failed for good; shipping's compensation {story}. A compensation that gives \
+             up must not stop the others (book §21.5, rule 2): inventory must still be undone, \
+             after shipping and payment, before the saga goes to a person. Yours compensated \
+             {first_calls:?} and undid inventory {} time(s) (the saga ended {:?})",
+            inventory.times_undone(),
+            run.status,
+        );
+        let expected = [
+            ("inventory", StepStatus::Compensated),
+            ("payment", StepStatus::CompensationFailed),
+            ("shipping", StepStatus::CompensationFailed),
+            ("invoice", StepStatus::Failed),
+        ];
+        let logged = statuses(&run);
+        assert!(
+            run.status == SagaStatus::NeedsHuman
+                && run.final_log().status == SagaStatus::NeedsHuman
+                && logged.iter().map(|(n, s)| (n.as_str(), *s)).eq(expected),
+            "after undoing what can be undone, a saga with stuck compensations ends NeedsHuman \
+             (returned and in the log), and each step whose compensation gave up says \
+             CompensationFailed (its work still stands), never Failed (nothing to undo): \
+             expected {expected:?}; yours returned {:?}, logged {:?}, with steps {logged:?}",
+            run.status,
+            run.final_log().status,
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn timed_out_step_compensated() {
+    // Payment's answer is lost: the charge may stand. With Compensate, it is undone with the
+    // others, newest first (itself first); with Stop, nobody may assume it failed cleanly.
+    let timed_out_last = vec![Act::Transient, Act::DoThenHang];
+    let timed_out_first = vec![Act::Hang, Act::Transient];
+    let cases = [
+        (timed_out_last.clone(), OnExhausted::Compensate, "its last attempt timed out"),
+        (timed_out_first, OnExhausted::Compensate, "its first attempt timed out, the second got a 503"),
+        (timed_out_last, OnExhausted::Stop, "its last attempt timed out"),
+    ];
+    for (script, on_exhausted, story) in cases {
+        let inventory = Recorder::slow("inventory", LATENCY, [Act::Ok]);
+        let payment = Recorder::slow("payment", LATENCY, script);
+        let stepping = StepPolicy {
+            max_attempts: 2,
+            per_attempt_timeout: SEC,
+            on_exhausted,
+            ..policy()
+        };
+        let saga = Saga::new("order-7")
+            .step(inventory.clone(), policy())
+            .step(payment.clone(), stepping);
+        let run = run(&saga, 7).await;
+        let undone = order_of(&[inventory.clone(), payment.clone()], Action::Compensate);
+        let charge_stands = payment.work_stands();
+        match on_exhausted {
+            OnExhausted::Compensate => assert!(
+                undone.first().map(String::as_str) == Some("payment")
+                    && undone.last().map(String::as_str) == Some("inventory")
+                    && !charge_stands
+                    && run.status == SagaStatus::Compensated,
+                "payment gave up after 2 attempts and {story}: its outcome is unknown, the card \
+                 may have been charged. Its policy says Compensate, so it counts as done (book \
+                 §21.5, rule 3): it is compensated too, first, then inventory, and the saga ends \
+                 Compensated. Yours compensated {undone:?}, left the charge {}, and ended {:?}",
+                if charge_stands { "standing" } else { "undone" },
+                run.status,
+            ),
+            _ => assert!(
+                undone.is_empty() && run.status == SagaStatus::NeedsHuman,
+                "payment gave up after 2 attempts and {story}, so its charge may stand; its policy \
+                 says Stop, which undoes nothing, but the saga cannot end Failed as if nothing \
+                 were left: it must end NeedsHuman (book §21.5, rule 3). Yours compensated \
+                 {undone:?} and ended {:?}",
+                run.status,
+            ),
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn compensation_under_its_steps_policy() {
+    // Inventory's compensation keeps failing; inventory's policy allows 2 attempts, payment's
+    // (the step that gave up) 5: the compensated step's policy decides.
+    let inventory = Recorder::build("inventory", LATENCY, [Act::Ok], [Act::Transient]);
+    let payment = Recorder::scripted("payment", [Act::Permanent]);
+    let short = StepPolicy {
+        max_attempts: 2,
+        ..policy()
+    };
+    let saga = Saga::new("order-8")
+        .step(inventory.clone(), short)
+        .step(payment.clone(), with(OnExhausted::Compensate));
+    let run = run(&saga, 8).await;
+    let calls = inventory.calls_of(Action::Compensate).len();
+    assert!(
+        calls == 2 && run.status == SagaStatus::NeedsHuman,
+        "a compensation is retried under the policy of the step it undoes: inventory's allows 2 \
+         attempts (payment's, the step that gave up, 5), so inventory's failing compensation is \
+         called twice and the saga ends NeedsHuman; yours called it {calls} time(s) and ended \
+         {:?}",
+        run.status,
+    );
 }

@@ -15,7 +15,7 @@ fn stopping(max_attempts: u32) -> StepPolicy {
 
 #[tokio::test(start_paused = true)]
 async fn one_place() {
-    for max_attempts in [3, 5] {
+    for max_attempts in [3, 5, 1] {
         let step = Recorder::scripted("shipping", [Act::Transient]);
         let saga = Saga::new("order-1").step(step.clone(), stopping(max_attempts));
         run(&saga, 1).await;

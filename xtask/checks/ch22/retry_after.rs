@@ -72,3 +72,48 @@ async fn past_budget_gives_up() {
         );
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn capped_at_max_hint() {
+    // A hint longer than max_hint (10 s) is followed for 10 s, when the uncapped hint fits the
+    // budget; when it does not, the step gives up at once, although the capped wait would fit.
+    let cases = [
+        (20 * SEC, 60 * SEC, Some(10 * SEC)),
+        (10 * SEC, 60 * SEC, Some(10 * SEC)),
+        (20 * SEC, 15 * SEC, None),
+    ];
+    for (hint, budget, expected) in cases {
+        let step = Recorder::scripted("payment", [Act::RetryAfter(hint), Act::Ok]);
+        let policy = StepPolicy {
+            total_budget: budget,
+            max_hint: 10 * SEC,
+            on_exhausted: OnExhausted::Stop,
+            ..policy()
+        };
+        let saga = Saga::new("order-3").step(step.clone(), policy);
+        let run = run(&saga, 3).await;
+        let gaps = gaps(&step.attempt_instants());
+        let ok = match expected {
+            Some(wait) => {
+                gaps.len() == 1 && gaps[0] >= wait && gaps[0] <= wait + TICK
+            }
+            None => step.attempts() == 1 && run.ended == step.attempt_instants()[0],
+        };
+        assert!(
+            ok,
+            "the first attempt failed with `Retry-After: {}`; max_hint is 10 s and the budget {}. \
+             A hint is followed for at most max_hint (chapter 11: a bad header must not park the \
+             step for a day), and the budget sees the hint as the server sent it: {}. Yours made \
+             {} attempt(s), with waits {} (the saga ended {:?})",
+            show(hint),
+            show(budget),
+            match expected {
+                Some(wait) => format!("the second attempt must come {} later", show(wait)),
+                None => "the server will not be ready in time, so give up at once".to_owned(),
+            },
+            step.attempts(),
+            show_all(&gaps, 4),
+            run.status,
+        );
+    }
+}

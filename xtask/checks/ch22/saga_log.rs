@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use exercise::{OnExhausted, Saga, SagaLog, StepPolicy, StepRecord, StepStatus};
+use exercise::{Action, OnExhausted, Saga, SagaLog, SagaStatus, StepPolicy, StepRecord, StepStatus};
 use tokio::time::Instant;
 
 use super::fixture::{Act, MS, Recorder, Run, SEC, TICK, policy, run};
@@ -140,14 +140,17 @@ async fn during_attempt() {
 
 #[tokio::test(start_paused = true)]
 async fn final_fields() {
-    let (_, succeeded) = flaky_run(1).await;
+    let (flaky, succeeded) = flaky_run(1).await;
     let record = &succeeded.final_log().steps[0];
+    let kept = flaky.calls().get(2).and_then(|call| call.error.clone());
     assert!(
         record.status == StepStatus::Succeeded
             && record.attempt_count == 4
-            && record.next_retry_at.is_none(),
+            && record.next_retry_at.is_none()
+            && record.last_error == kept,
         "a step that succeeds on its 4th attempt must end with status Succeeded, attempt_count \
-         4 and next_retry_at None; yours ended with {}",
+         4, next_retry_at None, and keep the 3rd attempt's error {kept:?} in last_error (the \
+         record of what happened); yours ended with {}",
         show_record(&succeeded, record),
     );
 
@@ -173,4 +176,103 @@ async fn final_fields() {
         show_record(&run, record),
         record.idempotency_key,
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn compensation_logged() {
+    // Shipping fails for good; payment's refund fails twice (100 ms calls), then goes through.
+    let inventory = Recorder::slow("inventory", LATENCY, [Act::Ok]);
+    let payment = Recorder::build(
+        "payment",
+        LATENCY,
+        [Act::Transient, Act::Ok],
+        [Act::Transient, Act::Transient, Act::Ok],
+    );
+    let shipping = Recorder::slow("shipping", LATENCY, [Act::Permanent]);
+    let saga = Saga::new("order-3")
+        .step(inventory.clone(), policy())
+        .step(payment.clone(), policy())
+        .step(shipping.clone(), policy());
+    let run = run(&saga, 3).await;
+    let executing = inventory.calls_of(Action::Execute)[0].at;
+    let while_running: Vec<SagaStatus> = run
+        .snapshots
+        .iter()
+        .filter(|(at, _)| *at >= executing && *at < executing + LATENCY)
+        .map(|(_, log)| log.status)
+        .collect();
+    assert!(
+        !while_running.is_empty()
+            && while_running
+                .iter()
+                .all(|status| *status == SagaStatus::Running),
+        "while the steps run, the saga's own status in the log must be Running; during \
+         inventory's attempt yours said {while_running:?}",
+    );
+    let refunds = payment.calls_of(Action::Compensate);
+    assert!(
+        refunds.len() == 3,
+        "payment's compensation fails twice, then succeeds: 3 compensation attempts expected, \
+         yours made {}",
+        refunds.len(),
+    );
+    for (n, call) in refunds.iter().enumerate() {
+        let attempt = n as u32 + 1;
+        let during = run
+            .snapshots
+            .iter()
+            .filter(|(at, _)| *at >= call.at && *at < call.at + LATENCY)
+            .last()
+            .map(|(_, log)| log.clone());
+        let Some(log) = during else {
+            panic!(
+                "compensation attempt {attempt} of payment ran from {}; the log must say so \
+                 while it runs, but yours did not change when it started",
+                show(run.at(call.at)),
+            );
+        };
+        let record = &log.steps[1];
+        assert!(
+            call.ctx.attempt == attempt
+                && record.status == StepStatus::Compensating
+                && record.attempt_count == attempt
+                && record.next_retry_at.is_none()
+                && log.status == SagaStatus::Compensating,
+            "attempt_count counts the attempts of the current action: while compensation \
+             attempt {attempt} of payment is in flight, its context must say attempt \
+             {attempt} and its record: status Compensating, attempt_count {attempt} (counted \
+             from 1 again, not after its 2 execution attempts), next_retry_at None; and the saga \
+             itself Compensating. Yours: context attempt {}, record {}, saga {:?}",
+            call.ctx.attempt,
+            show_record(&run, record),
+            log.status,
+        );
+    }
+    for (n, pair) in refunds.windows(2).enumerate() {
+        let attempt = n as u32 + 1;
+        let waiting = run
+            .snapshots
+            .iter()
+            .filter(|(at, _)| *at >= pair[0].at + LATENCY && *at < pair[1].at)
+            .last()
+            .map(|(_, log)| log.steps[1].clone());
+        let ok = waiting.as_ref().is_some_and(|record| {
+            record.status == StepStatus::Compensating
+                && record.attempt_count == attempt
+                && record
+                    .next_retry_at
+                    .is_some_and(|due| due <= pair[1].at && pair[1].at <= due + TICK)
+                && record.last_error == pair[0].error
+        });
+        assert!(
+            ok,
+            "between compensation attempts {attempt} and {} of payment, its record must say: \
+             status Compensating, attempt_count {attempt}, next_retry_at = when the next attempt \
+             starts ({}), last_error = {:?}; yours said {}",
+            attempt + 1,
+            show(run.at(pair[1].at)),
+            pair[0].error,
+            waiting.map_or("nothing new".to_owned(), |record| show_record(&run, &record)),
+        );
+    }
 }

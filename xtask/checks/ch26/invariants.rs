@@ -375,7 +375,7 @@ fn effects_match_outcomes() {
     fail_if_any(
         "a completed order has its stock, charge and shipment; a compensated one has none",
         "Return Completed only when all three steps succeeded. Before Compensated, undo every \
-         step that may have done its work, with the key its execution used: the completed \
+         step that may have done its work, naming the key its execution used: the completed \
          ones, and the one that gave up if one of its attempts timed out (`maybe_done`), since \
          a lost answer does not mean the work was not done",
         found,
@@ -440,17 +440,25 @@ fn one_key_per_step() {
                     ));
                 }
             }
-            for ((order, action), used) in &keys {
-                if *action == Action::Compensate
-                    && let Some(executed) = keys.get(&(*order, Action::Execute))
-                    && used != executed
-                {
+            for call in &service.calls {
+                if call.action != Action::Compensate {
+                    continue;
+                }
+                let executed = keys
+                    .get(&(call.order, Action::Execute))
+                    .and_then(|used| used.iter().next().copied());
+                let Some(executed) = executed else {
+                    continue;
+                };
+                if &call.key == executed || call.undoes.as_ref() != Some(executed) {
                     return Some(format!(
-                        "{order}'s compensation at {} carried the key {}, not {}, the key its \
-                         execution used",
+                        "{}'s compensation at {} carried the key {} and named {} as the work it                          undoes; its execution used {executed}. A compensation is a request of                          its own: its own key, never its execution's (a key names one request,                          and the service refuses the reuse with 422), and the execution's key as                          its reference",
+                        call.order,
                         service.step,
-                        used.iter().next().map_or("?".to_owned(), ToString::to_string),
-                        executed.iter().next().map_or("?".to_owned(), ToString::to_string),
+                        call.key,
+                        call.undoes
+                            .as_ref()
+                            .map_or("nothing".to_owned(), ToString::to_string),
                     ));
                 }
             }
@@ -458,9 +466,115 @@ fn one_key_per_step() {
         None
     });
     fail_if_any(
-        "one idempotency key per step: every attempt and the compensation carry it",
-        "Mint the key in run_checkout, once per step before its first attempt, pass it to \
-         run_step for the execution and again for the compensation",
+        "one idempotency key per step on every attempt; the compensation its own, naming the \
+         step's",
+        "Mint the key in run_checkout, once per step before its first attempt, and pass it to \
+         run_step for the execution and again for the compensation; in run_step, send a \
+         compensation under key.undo() with undoes = Some(key)",
+        found,
+    );
+}
+
+#[test]
+fn compensations_continue_after_stuck() {
+    let found = violations(|report| {
+        report.orders.iter().find_map(|order| {
+            if order.outcome != Some(SagaOutcome::NeedsHuman) {
+                return None;
+            }
+            // Every step whose work was done for this order must have been asked to undo it.
+            let compensated = |step: Step| {
+                report
+                    .service(step)
+                    .calls
+                    .iter()
+                    .any(|call| call.order == order.order && call.action == Action::Compensate)
+            };
+            let executed = |step: Step| {
+                report
+                    .service(step)
+                    .effects
+                    .iter()
+                    .any(|effect| effect.order == order.order && effect.action == Action::Execute)
+            };
+            let stuck: Vec<Step> = Step::ALL
+                .into_iter()
+                .filter(|step| compensated(*step) && net(report, *step, order.order) > 0)
+                .collect();
+            Step::ALL
+                .into_iter()
+                .find(|step| executed(*step) && !compensated(*step))
+                .map(|left| {
+                    format!(
+                        "{} went to a human with its {left} step done and never compensated \
+                         (compensations that gave up: {}); {}",
+                        order.order,
+                        stuck
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        history(report, left, order.order, Action::Execute),
+                    )
+                })
+        })
+    });
+    fail_if_any(
+        "a compensation that gives up does not stop the others",
+        "Walk every step to undo, newest first, and remember the ones whose compensation gave \
+         up instead of returning at the first: the stock is released even while the refund \
+         waits for a person (book §21.5, rule 2)",
+        found,
+    );
+}
+
+#[test]
+fn only_steps_that_may_have_run_are_compensated() {
+    // An answer counts once the caller heard it: within the attempt's timeout.
+    let timeout = Scenario::default().checkout.execute.per_attempt_timeout;
+    let found = violations(|report| {
+        report.services.iter().find_map(|service| {
+            let undone: BTreeSet<OrderId> = service
+                .calls
+                .iter()
+                .filter(|call| call.action == Action::Compensate)
+                .map(|call| call.order)
+                .collect();
+            undone.into_iter().find_map(|order| {
+                let executions: Vec<_> = service
+                    .calls
+                    .iter()
+                    .filter(|call| call.order == order && call.action == Action::Execute)
+                    .collect();
+                // Refused, 503 and 500, heard in time, are answers that say no work was done.
+                let definitely_failed = executions.iter().all(|call| {
+                    let heard = call.latency.is_some_and(|latency| latency < timeout);
+                    heard
+                        && matches!(
+                            call.answer,
+                            Answer::Refused | Answer::Unavailable { .. } | Answer::Failed
+                        )
+                });
+                definitely_failed.then(|| {
+                    let why = if executions.is_empty() {
+                        "it never ran".to_owned()
+                    } else {
+                        format!(
+                            "every attempt of it was answered in time with a refusal or an \
+                             error, so it committed nothing; {}",
+                            history(report, service.step, order, Action::Execute)
+                        )
+                    };
+                    format!("{order}'s {} step was compensated, but {why}", service.step)
+                })
+            })
+        })
+    });
+    fail_if_any(
+        "only a step that may have done its work is compensated",
+        "Undo the steps that completed and the one that gave up only if one of its attempts \
+         timed out (`maybe_done`); a step the service answered \"no\" on every attempt, or one \
+         that never ran, has nothing to undo (book §21.3)",
         found,
     );
 }

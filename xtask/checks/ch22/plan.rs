@@ -1,0 +1,185 @@
+//! Checks of `plan_retry` and `full_jitter` as pure functions, at the edges of their rules.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use exercise::{
+    ErrorKind, GiveUp, OnExhausted, Plan, StepError, StepPolicy, full_jitter, plan_retry,
+};
+use rand::rngs::StdRng;
+
+use super::fixture::{MS, SEC};
+use crate::support::{catch, seeded, show};
+
+const NS: Duration = Duration::from_nanos(1);
+
+/// 4 attempts, jitter from 100 ms (cap 1 s), a 10 s budget, hints followed for up to 3 s.
+fn policy() -> StepPolicy {
+    StepPolicy {
+        max_attempts: 4,
+        base: 100 * MS,
+        cap: SEC,
+        per_attempt_timeout: 2 * SEC,
+        total_budget: 10 * SEC,
+        max_hint: 3 * SEC,
+        on_exhausted: OnExhausted::Stop,
+    }
+}
+
+fn error(kind: ErrorKind) -> StepError {
+    StepError {
+        kind,
+        message: "HTTP 503 Service Unavailable".to_owned(),
+    }
+}
+
+fn plan(attempt: u32, kind: ErrorKind, elapsed: Duration, rng: &mut StdRng) -> Plan {
+    let policy = policy();
+    let error = error(kind);
+    catch(|| plan_retry(&policy, attempt, &error, elapsed, rng)).unwrap_or_else(|message| {
+        panic!("plan_retry(attempt = {attempt}, {kind:?}, elapsed = {elapsed:?}) panicked: {message}")
+    })
+}
+
+fn jitter(retry: u32, base: Duration, cap: Duration, rng: &mut StdRng) -> Duration {
+    catch(|| full_jitter(retry, base, cap, rng)).unwrap_or_else(|message| {
+        panic!("full_jitter(retry = {retry}, base = {base:?}, cap = {cap:?}) panicked: {message}")
+    })
+}
+
+#[test]
+fn decisions_at_the_edges() {
+    use ErrorKind::{Permanent, RetryAfter, Transient};
+    let hint = RetryAfter;
+    // (why, attempt, kind, elapsed, expected)
+    let cases: Vec<(&str, u32, ErrorKind, Duration, Plan)> = vec![
+        ("a permanent error", 1, Permanent, Duration::ZERO, Plan::GiveUp(GiveUp::Permanent)),
+        ("a permanent error on the last attempt is still permanent", 4, Permanent, Duration::ZERO, Plan::GiveUp(GiveUp::Permanent)),
+        ("a permanent error past the budget is still permanent", 2, Permanent, 20 * SEC, Plan::GiveUp(GiveUp::Permanent)),
+        ("attempt 4 of 4 failed", 4, Transient, Duration::ZERO, Plan::GiveUp(GiveUp::AttemptsUsedUp)),
+        ("a hint does not lift max_attempts", 4, hint(SEC), Duration::ZERO, Plan::GiveUp(GiveUp::AttemptsUsedUp)),
+        ("a hint replaces the backoff", 1, hint(2 * SEC), Duration::ZERO, Plan::RetryIn(2 * SEC)),
+        ("a hint of 0 means now", 2, hint(Duration::ZERO), Duration::ZERO, Plan::RetryIn(Duration::ZERO)),
+        ("a hint longer than the backoff's cap is followed", 3, hint(2_500 * MS), SEC, Plan::RetryIn(2_500 * MS)),
+        ("a hint equal to max_hint", 1, hint(3 * SEC), Duration::ZERO, Plan::RetryIn(3 * SEC)),
+        ("a hint 1 ns over max_hint is capped", 1, hint(3 * SEC + NS), Duration::ZERO, Plan::RetryIn(3 * SEC)),
+        ("a hint over max_hint is capped", 1, hint(5 * SEC), Duration::ZERO, Plan::RetryIn(3 * SEC)),
+        ("a hint ending exactly at the budget", 2, hint(2 * SEC), 8 * SEC, Plan::GiveUp(GiveUp::OutOfTime)),
+        ("a hint ending 1 ns before the budget", 2, hint(2 * SEC), 8 * SEC - NS, Plan::RetryIn(2 * SEC)),
+        ("the budget sees the hint before the cap", 2, hint(5 * SEC), 5 * SEC, Plan::GiveUp(GiveUp::OutOfTime)),
+        ("a capped hint that ends in time, uncapped 1 ns inside", 2, hint(5 * SEC), 5 * SEC - NS, Plan::RetryIn(3 * SEC)),
+        ("already past the budget", 1, Transient, 10 * SEC, Plan::GiveUp(GiveUp::OutOfTime)),
+    ];
+    for (why, attempt, kind, elapsed, expected) in cases {
+        let got = plan(attempt, kind, elapsed, &mut seeded(1));
+        assert!(
+            got == expected,
+            "{why}: plan_retry(attempt = {attempt} of max_attempts = 4, {kind:?}, elapsed = {}) \
+             with total_budget 10 s and max_hint 3 s must be {expected:?}; yours returned \
+             {got:?}. A permanent error is never retried; no attempt follows the 4th; a hint \
+             replaces the backoff, is followed for at most max_hint, and the budget sees it \
+             before the cap; no wait may end at or past the budget",
+            show(elapsed),
+        );
+    }
+}
+
+#[test]
+fn transient_wait_is_full_jitter_of_the_retry() {
+    let policy = policy();
+    for seed in 0..50 {
+        for attempt in 1..4 {
+            let drawn = jitter(attempt - 1, policy.base, policy.cap, &mut seeded(seed));
+            let got = plan(attempt, ErrorKind::Transient, Duration::ZERO, &mut seeded(seed));
+            assert!(
+                got == Plan::RetryIn(drawn),
+                "after attempt {attempt} fails transiently, the wait is full_jitter(retry = \
+                 {}, base, cap, rng), retry counted from 0 (attempt - 1): with the same \
+                 generator your full_jitter draws {drawn:?}, but your plan_retry returned {got:?} \
+                 (seed {seed})",
+                attempt - 1,
+            );
+            // The same draw at the edge of the budget: ending exactly at it is too late.
+            let at_edge = policy.total_budget - drawn;
+            let late = plan(attempt, ErrorKind::Transient, at_edge, &mut seeded(seed));
+            assert!(
+                late == Plan::GiveUp(GiveUp::OutOfTime),
+                "a wait of {drawn:?} that would end exactly at the 10 s budget (elapsed {}) must \
+                 not be started: the next attempt could not start in time. Expected \
+                 GiveUp(OutOfTime); yours returned {late:?} (seed {seed})",
+                show(at_edge),
+            );
+            if !at_edge.is_zero() {
+                let in_time = plan(attempt, ErrorKind::Transient, at_edge - NS, &mut seeded(seed));
+                assert!(
+                    in_time == Plan::RetryIn(drawn),
+                    "a wait of {drawn:?} that ends 1 ns before the 10 s budget still fits: \
+                     expected RetryIn({drawn:?}); yours returned {in_time:?} (seed {seed})",
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn full_jitter_function() {
+    let (base, cap) = (100 * MS, SEC);
+    // Bounds, and no overflow however large the retry number.
+    for retry in (0..=40).chain([63, 64, 1_000, u32::MAX]) {
+        let ceiling = base.saturating_mul(2u32.saturating_pow(retry)).min(cap);
+        for seed in 0..20 {
+            let delay = jitter(retry, base, cap, &mut seeded(seed));
+            assert!(
+                delay <= ceiling,
+                "full_jitter(retry = {retry}, base 100 ms, cap 1 s) must stay within [0, {}]; \
+                 yours returned {} (seed {seed})",
+                show(ceiling),
+                show(delay),
+            );
+        }
+    }
+    // A cap 1 ns either side of base · 2^k.
+    for (cap, ceiling) in [(800 * MS - NS, 800 * MS - NS), (800 * MS + NS, 800 * MS)] {
+        let mut rng = seeded(3);
+        let draws: Vec<Duration> = (0..400).map(|_| jitter(3, base, cap, &mut rng)).collect();
+        let high = draws.iter().copied().max().unwrap_or_default();
+        assert!(
+            high <= ceiling && high >= ceiling * 9 / 10,
+            "full_jitter(retry = 3, base 100 ms, cap {cap:?}) draws from [0, min(cap, 800 ms)] = \
+             [0, {ceiling:?}]: over 400 draws the largest must be at most that and near it; \
+             yours was {high:?}",
+        );
+    }
+    // The distribution: uniform, so the mean is half the ceiling and a tenth of the draws fall
+    // in the lowest tenth.
+    let mut rng = seeded(4);
+    let ceiling = 400 * MS;
+    let draws: Vec<Duration> = (0..4_000).map(|_| jitter(2, base, cap, &mut rng)).collect();
+    let mean = draws.iter().sum::<Duration>() / draws.len() as u32;
+    let low = draws.iter().filter(|d| **d < ceiling / 10).count();
+    assert!(
+        (170 * MS..=230 * MS).contains(&mean) && (200..=600).contains(&low),
+        "full_jitter(retry = 2, base 100 ms, cap 1 s) is uniform on [0, 400 ms]: the mean of \
+         4,000 draws is about 200 ms and about 400 of them fall below 40 ms; yours had mean {} \
+         and {low} below 40 ms",
+        show(mean),
+    );
+    // Nanosecond resolution: a 3 ns ceiling is not rounded away.
+    let mut rng = seeded(5);
+    let tiny: BTreeSet<Duration> = (0..400)
+        .map(|_| jitter(0, 3 * NS, SEC, &mut rng))
+        .collect();
+    assert!(
+        tiny.len() >= 3 && tiny.iter().all(|d| *d <= 3 * NS),
+        "full_jitter(retry = 0, base 3 ns, cap 1 s) draws from [0, 3 ns], to the nanosecond \
+         (not rounded to milliseconds): over 400 draws yours gave {tiny:?}",
+    );
+    for (base, cap) in [(Duration::ZERO, SEC), (100 * MS, Duration::ZERO)] {
+        let delay = jitter(5, base, cap, &mut seeded(6));
+        assert!(
+            delay.is_zero(),
+            "full_jitter(retry = 5, base {base:?}, cap {cap:?}) has a ceiling of 0: it must \
+             return 0; yours returned {delay:?}",
+        );
+    }
+}
