@@ -182,5 +182,21 @@ fn private_checks_extend_the_public_ones() {
         report["score"], report["max_score"],
         "the solution passes both"
     );
-    assert_eq!(report["max_score"], 27);
+    let points = |rubric: &Path| -> u64 {
+        let text = std::fs::read_to_string(rubric).unwrap();
+        let table: toml::Table = toml::from_str(&text).unwrap();
+        table["check"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|check| check["points"].as_integer().unwrap() as u64)
+            .sum()
+    };
+    let public = points(&root().join("xtask/checks/ch08/chapter.toml"));
+    let private = points(&root().join("xtask/tests/fixtures/private-checks/ch08/chapter.toml"));
+    assert_eq!(
+        report["max_score"],
+        public + private,
+        "the public checks' points plus the private ones"
+    );
 }
