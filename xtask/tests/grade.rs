@@ -182,21 +182,22 @@ fn private_checks_extend_the_public_ones() {
         report["score"], report["max_score"],
         "the solution passes both"
     );
-    let points = |rubric: &Path| -> u64 {
-        let text = std::fs::read_to_string(rubric).unwrap();
-        let table: toml::Table = toml::from_str(&text).unwrap();
-        table["check"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|check| check["points"].as_integer().unwrap() as u64)
-            .sum()
-    };
-    let public = points(&root().join("xtask/checks/ch08/chapter.toml"));
-    let private = points(&root().join("xtask/tests/fixtures/private-checks/ch08/chapter.toml"));
     assert_eq!(
         report["max_score"],
-        public + private,
-        "the public checks' points plus the private ones"
+        rubric_points("xtask/checks/ch08/chapter.toml")
+            + rubric_points("xtask/tests/fixtures/private-checks/ch08/chapter.toml"),
+        "the private check's points are added to the public ones"
     );
+}
+
+/// The points of every check a rubric lists.
+fn rubric_points(rubric: &str) -> u64 {
+    let text = std::fs::read_to_string(root().join(rubric)).unwrap();
+    let rubric: toml::Table = text.parse().unwrap();
+    rubric["check"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|check| check["points"].as_integer().unwrap() as u64)
+        .sum()
 }

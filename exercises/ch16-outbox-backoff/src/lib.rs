@@ -16,19 +16,22 @@
 //!    (full jitter, capped).
 //! 3. [`DUE_QUERY`] and [`fetch_due`]: the pending rows whose `next_retry_at` is NULL or
 //!    `<= now` (`?1`), ordered by `COALESCE(next_retry_at, created_at), created_at`, at most
-//!    `limit` (`?2`) of them. `fetch_due` runs `DUE_QUERY`.
+//!    `limit` (`?2`) of them. `fetch_due` runs `DUE_QUERY`. (Rows are always written at or
+//!    before the `now` the relay passes in.)
 //! 4. [`truncate_error`]: the longest prefix of a message that fits in `max_bytes` bytes without
 //!    splitting a UTF-8 character.
 //! 5. [`decide`]: what happens after failure number `attempts` (counting this one): a permanent
-//!    failure gives up at once (`GiveUp::Permanent`); the failure that reaches
-//!    `cfg.max_attempts` gives up (`GiveUp::AttemptsExhausted`); a 429 or 503 with a
-//!    Retry-After retries at `now + min(hint, cfg.max_hint)`; anything else retries at
-//!    [`next_retry_at`].
+//!    failure gives up at once (`GiveUp::Permanent`, whatever the count); a failure that brings
+//!    `attempts` to `cfg.max_attempts` or past it gives up (`GiveUp::AttemptsExhausted`), hint
+//!    or no hint; otherwise a 429 or 503 with a Retry-After retries at
+//!    `now + min(hint, cfg.max_hint)` (to the millisecond, no jitter), and anything else retries
+//!    at [`next_retry_at`].
 //! 6. [`record_failure`]: one UPDATE of the row: `attempts` + 1, `last_attempt_at = now`,
 //!    `last_error` = the failure's text cut to [`LAST_ERROR_MAX_BYTES`], and either
 //!    `next_retry_at` (status stays `pending`) or `status = 'failed'` with `next_retry_at` NULL.
 //! 7. `src/migrations/003_due_index.sql`: the index that serves `DUE_QUERY`, so that its query
-//!    plan reads the pending rows through the index, with no full scan and no sort.
+//!    plan finds the due rows as a range of the index (`SEARCH`, not a walk over every pending
+//!    row), with no full scan and no sort.
 //!
 //! Given: the types in [`model`], the migrations and a few statements in [`db`] (`migrate`,
 //! `open_in_memory`, `insert_event`, `load`, `mark_sent`), and the retry queue's state in
@@ -52,8 +55,7 @@ pub use model::{
 /// `attempts` counts failures, so after the first failure (`attempts = 1`) the ceiling is `base`;
 /// 0 is treated as 1.
 pub fn backoff_ceiling(attempts: u32, cfg: &BackoffConfig) -> Millis {
-    // TODO: work in integer milliseconds (`cfg.base.as_millis()` is a u128) with saturating
-    // arithmetic, take the minimum with the cap, and convert to Millis without wrapping.
+    // TODO: the ceiling in whole milliseconds; exact for small values, the cap for huge ones.
     todo!("backoff_ceiling(attempts = {attempts}, cfg = {cfg:?})")
 }
 
@@ -65,7 +67,7 @@ pub fn next_retry_at(
     cfg: &BackoffConfig,
     rng: &mut impl Rng,
 ) -> Millis {
-    // TODO: draw the delay with `rand::RngExt::random_range(0..=ceiling)` and add it to `now`.
+    // TODO: every whole millisecond from 0 to the ceiling, both included, equally likely.
     let _ = (cfg, rng);
     todo!("next_retry_at(now = {now}, attempts = {attempts})")
 }
@@ -73,22 +75,21 @@ pub fn next_retry_at(
 /// The due-row query: pending rows whose time has come (never tried, or `next_retry_at`
 /// reached), the longest-waiting first, at most `?2` of them. `?1` is `now`.
 ///
-/// Select every column (`SELECT *`), so [`OutboxRow::from_row`] can read the rows.
-// TODO: write the query (see the task list above and section 16.4 of the book).
+/// Select every column (`SELECT *`), so [`OutboxRow::from_row`] can read the rows. With the
+/// index of migration 003, its plan must be a range `SEARCH` of that index (section 16.6).
+// TODO: write the query (see the task list above and sections 16.4 and 16.6 of the book).
 pub const DUE_QUERY: &str = "";
 
 /// The rows the relay should try at `now`: at most `limit` of them, by [`DUE_QUERY`].
 pub fn fetch_due(conn: &Connection, now: Millis, limit: usize) -> rusqlite::Result<Vec<OutboxRow>> {
-    // TODO: prepare DUE_QUERY, bind `now` and `limit` (as an i64), and map every row with
-    // `OutboxRow::from_row`.
+    // TODO: run DUE_QUERY with ?1 = now and ?2 = limit; every row read by `OutboxRow::from_row`.
     let _ = conn;
     todo!("fetch_due(now = {now}, limit = {limit})")
 }
 
 /// The longest prefix of `message` that fits in `max_bytes` bytes without splitting a character.
 pub fn truncate_error(message: &str, max_bytes: usize) -> &str {
-    // TODO: if the message is short enough, return it; otherwise step back from `max_bytes` to
-    // the nearest `is_char_boundary` and slice there.
+    // TODO: a message of at most `max_bytes` bytes comes back whole; never panic on UTF-8.
     todo!(
         "truncate_error({} bytes, max_bytes = {max_bytes})",
         message.len()
@@ -107,18 +108,18 @@ pub fn decide(
     cfg: &BackoffConfig,
     rng: &mut impl Rng,
 ) -> Outcome {
-    // TODO: Permanent first, then the attempt limit, then the Retry-After hint (capped at
-    // `cfg.max_hint`), and [`next_retry_at`] for everything else.
+    // TODO: the rules of task 5 above; where two apply at once, the first listed wins.
     let _ = (failure, cfg, rng);
     todo!("decide(now = {now}, attempts = {attempts})")
 }
 
 /// Records that publishing row `id` failed at `now`, and schedules what happens next.
 ///
-/// One UPDATE writes every retry column: `attempts` + 1, `last_attempt_at = now`, a short
-/// `last_error`, and either `next_retry_at` (still pending) or `status = 'failed'` with no
-/// `next_retry_at`. Returns what [`decide`] ruled; `Err(QueryReturnedNoRows)` if there is no
-/// such row.
+/// Afterwards the row holds `attempts` one more than before (this failure counts, whatever
+/// its kind), `last_attempt_at = now`, `last_error` = the failure's `to_string()` cut to
+/// [`LAST_ERROR_MAX_BYTES`], and either `next_retry_at` (status still `pending`) or
+/// `status = 'failed'` with `next_retry_at` NULL, as [`decide`] rules for the new count. Returns
+/// that ruling; `Err(QueryReturnedNoRows)`, with nothing written, if there is no such row.
 pub fn record_failure(
     conn: &Connection,
     id: i64,
@@ -127,8 +128,7 @@ pub fn record_failure(
     cfg: &BackoffConfig,
     rng: &mut impl Rng,
 ) -> rusqlite::Result<Outcome> {
-    // TODO: read the row's attempts, add one, `decide`, then UPDATE attempts, last_attempt_at,
-    // next_retry_at, last_error (the failure's `to_string()`, truncated) and status.
+    // TODO: the row's new state, as the doc comment above describes; no other row changes.
     let _ = (conn, failure, cfg, rng);
     todo!("record_failure(id = {id}, now = {now})")
 }

@@ -8,20 +8,24 @@
 //! The database is a real SQLite database; its schema is `src/schema.sql` (read it first).
 //! Every function takes `now` in milliseconds and never reads a clock.
 //!
-//! 1. [`relay_once`]: publish the due rows (`queue::fetch_due`) to the broker, oldest first.
-//!    - acknowledged: `queue::mark_sent`;
-//!    - a **permanent** failure (a poison message): set the row `failed` at once (attempts + 1,
-//!      `last_attempt_at`, `last_error`, no `next_retry_at`), report it as
-//!      `(id, Reason::Rejected)`, and **go on with the next row**;
-//!    - a **transient** failure: attempts + 1, `last_attempt_at`, `last_error`; if the attempts
-//!      reach `cfg.max_attempts` the row is `failed` with `Reason::Exhausted`, otherwise it
-//!      stays `pending` with `next_retry_at = queue::retry_at(now, attempts, cfg, rng)`.
+//! 1. [`relay_once`]: publish the due rows (at most `cfg.batch_size`, oldest first, as
+//!    `queue::fetch_due` gives them) to the broker, and record on each row what became of it:
+//!    - acknowledged: `sent` (`queue::mark_sent`);
+//!    - a **permanent** failure (a poison message), whatever the attempt number: the row is
+//!      `failed` at once (attempts + 1, `last_attempt_at = now`, `last_error` = what the broker
+//!      said, [`PublishError::message`], no `next_retry_at`), reported as
+//!      `(id, Reason::Rejected)`, and **the pass goes on with the next row**;
+//!    - a **transient** failure: attempts + 1, `last_attempt_at`, `last_error` as above; if the
+//!      attempts now reach `cfg.max_attempts` (or pass it) the row is `failed` with
+//!      `Reason::Exhausted`, otherwise it stays `pending` with the `next_retry_at` that
+//!      `queue::retry_at` draws for the new attempts count from `rng`.
 //! 2. [`dead_letter`]: move one `failed` outbox row to `dead_letters` (same id, payload,
 //!    attempts, last error; the `reason`; `failed_at = now`) in **one transaction**: the insert
 //!    and the delete both happen, or neither does. Refuse rows that are missing or not `failed`.
 //! 3. [`requeue`]: the operator's way back: put dead letter `id` into the outbox again as
 //!    `pending` with `attempts = 0`, `next_retry_at` = `now` (or NULL), `last_error` cleared,
-//!    under the same id, and delete it from `dead_letters`, in **one transaction**.
+//!    under the same id and with the event's original `created_at`, payload and aggregate, and
+//!    delete it from `dead_letters`, in **one transaction**.
 //!
 //! Given, in their own modules (do not change them): the schema and [`db`] (open, write an
 //! event), [`queue`] (the due-row query, `mark_sent`, the full-jitter `retry_at`), [`broker`]
@@ -52,9 +56,7 @@ pub fn relay_once(
     cfg: &RelayConfig,
     rng: &mut impl Rng,
 ) -> Result<RelayReport> {
-    // TODO: for each event of `queue::fetch_due(conn, now, cfg.batch_size)?`, match on
-    // `broker.publish(&event)`: Ok → mark sent; Permanent → failed, Reason::Rejected, next row;
-    // Transient → reschedule with `queue::retry_at`, or failed with Reason::Exhausted.
+    // TODO: task 1. Only a database error ends the pass early (`Err`).
     let _ = (conn, broker, rng);
     todo!(
         "relay_once(now = {now}, max_attempts = {})",
@@ -65,8 +67,8 @@ pub fn relay_once(
 /// Moves the `failed` outbox row `id` to `dead_letters` with its `reason`, `failed_at = now`,
 /// and its id, payload, attempts and last error, in one transaction.
 pub fn dead_letter(conn: &mut Connection, id: OutboxId, reason: Reason, now: Millis) -> Result<()> {
-    // TODO: `let tx = conn.transaction()?;` copy the row with INSERT … SELECT (only if it is
-    // failed; otherwise return an error), DELETE it from the outbox, then `tx.commit()?`.
+    // TODO: task 2: both tables change, or neither does; a missing or not-failed row is an
+    // `Err` that changes nothing.
     let _ = conn;
     todo!("dead_letter(id = {id}, reason = {reason}, now = {now})")
 }
@@ -75,9 +77,8 @@ pub fn dead_letter(conn: &mut Connection, id: OutboxId, reason: Reason, now: Mil
 /// `attempts = 0`, due at `now`, its last error cleared, under the same id, and removes it from
 /// `dead_letters`, in one transaction. Returns the id.
 pub fn requeue(conn: &mut Connection, id: OutboxId, now: Millis) -> Result<OutboxId> {
-    // TODO: in one transaction, INSERT … SELECT the dead letter into the outbox (reset
-    // attempts, next_retry_at and last_error; keep id, payload and created_at), then DELETE it
-    // from dead_letters. An unknown id is an error and changes nothing.
+    // TODO: task 3: both tables change, or neither does; an unknown id is an `Err` that
+    // changes nothing.
     let _ = conn;
     todo!("requeue(id = {id}, now = {now})")
 }

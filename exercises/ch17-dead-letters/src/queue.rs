@@ -15,6 +15,7 @@ pub fn fetch_due(conn: &Connection, now: Millis, limit: u32) -> rusqlite::Result
            FROM outbox
           WHERE status = 'pending'
             AND (next_retry_at IS NULL OR next_retry_at <= ?1)
+            AND COALESCE(next_retry_at, created_at) <= ?1
           ORDER BY COALESCE(next_retry_at, created_at), created_at, id
           LIMIT ?2",
     )?;

@@ -19,8 +19,11 @@ CREATE TABLE IF NOT EXISTS outbox (
     created_at      INTEGER NOT NULL
 );
 
--- Serves the due-row query of chapter 16 (pending rows whose next_retry_at has come).
-CREATE INDEX IF NOT EXISTS outbox_due ON outbox (status, next_retry_at);
+-- Serves the due-row query of chapter 16: the pending rows in the order they became due, read
+-- as a range that ends at now (a SEARCH, chapter 16 §16.6).
+CREATE INDEX IF NOT EXISTS outbox_due
+    ON outbox (COALESCE(next_retry_at, created_at), created_at, id)
+    WHERE status = 'pending';
 
 CREATE TABLE IF NOT EXISTS dead_letters (
     id           INTEGER PRIMARY KEY,  -- the event's id in the outbox: one id for life

@@ -9,22 +9,25 @@
 //! `locked_until`), publishes them, and marks each one sent while its lease is still valid.
 //! Write the [`OutboxStore`] trait (given, in `src/store.rs`) twice:
 //!
-//! 1. [`SqliteStore::claim_sql`]: one `UPDATE outbox SET locked_by = ?1, locked_until = ?2
-//!    WHERE id IN (SELECT id … LIMIT ?4) RETURNING *` that leases the oldest rows that are
-//!    pending, due (`next_retry_at` NULL or `<= ?3`) and not under a valid lease
-//!    (`locked_until` NULL or `<= ?3`).
-//! 2. `claim_due` for [`SqliteStore`]: run it inside a transaction begun with `BEGIN IMMEDIATE`
-//!    (`TransactionBehavior::Immediate`), commit, and return the rows in due order.
-//! 3. `mark_sent` and `reschedule` for [`SqliteStore`]: one `UPDATE` each, which changes the row
-//!    only while `worker` holds a lease on it that is valid at `now`; return whether it did.
-//! 4. [`PostgresStore::claim_sql`]: the same claim for PostgreSQL: `WITH due AS (SELECT id …
-//!    LIMIT $4 FOR UPDATE SKIP LOCKED) UPDATE outbox SET … FROM due WHERE outbox.id = due.id
-//!    RETURNING outbox.*`.
-//! 5. `claim_due`, `mark_sent` and `reschedule` for [`PostgresStore`].
+//! 1. [`SqliteStore::claim_sql`]: one statement that leases up to `?4` rows to worker `?1`
+//!    until `?2` and returns them whole (every column). It takes the rows that are pending, due
+//!    (`next_retry_at` NULL or `<= ?3`, `?3` being now) and free (no lease, or `locked_until <=
+//!    ?3`), the oldest first by `COALESCE(next_retry_at, created_at), created_at, id`. On the
+//!    given index `outbox_due` its plan finds the due rows as a range (`SEARCH`, §18.3).
+//! 2. `claim_due` for [`SqliteStore`]: the claim, atomic against every other claim, committed,
+//!    and waiting for a busy writer (the busy timeout) rather than failing with SQLITE_BUSY
+//!    (§18.4); the rows come back in due order (`OutboxRow::due_order`).
+//! 3. `mark_sent` and `reschedule` for [`SqliteStore`]: each changes a pending row only while
+//!    `worker` holds a lease on it that is valid at `now` (`now < locked_until`), clears the
+//!    lease, and returns whether it changed the row. `reschedule` counts one more attempt and
+//!    writes `last_attempt_at`, `next_retry_at` and `last_error`; `mark_sent` writes `sent_at`.
+//! 4. [`PostgresStore::claim_sql`]: the same claim for PostgreSQL (`$1` … `$4`), which never
+//!    waits for rows another claim is locking: it skips them (§18.5).
+//! 5. `claim_due`, `mark_sent` and `reschedule` for [`PostgresStore`], with the same rules.
 //!
 //! Steps 4 and 5 are the PostgreSQL track. Its checks run against a real server when the
-//! environment variable `WORKBOOK_POSTGRES_URL` is set (book §18.9); without it they only read
-//! your `PostgresStore::claim_sql()`.
+//! environment variable `WORKBOOK_POSTGRES_URL` is set (book §18.9); without it they are
+//! reported as skipped and earn nothing.
 //!
 //! The given modules: `model` (the row), `store` (the trait and its error), `sqlite_store` and
 //! `postgres_store` (connections and schemas, in `src/sql/`). `tests/visible.rs` shows the
@@ -44,8 +47,7 @@ impl SqliteStore {
     /// The claim, for SQLite. Parameters: `?1` worker, `?2` end of the lease, `?3` now,
     /// `?4` the most rows to claim.
     pub fn claim_sql() -> &'static str {
-        // TODO: return the UPDATE … WHERE id IN (SELECT id … ORDER BY … LIMIT ?4) RETURNING *
-        // statement that leases the oldest claimable rows.
+        // TODO: the claim of task 1.
         todo!("SqliteStore::claim_sql()")
     }
 }
@@ -59,9 +61,7 @@ impl OutboxStore for SqliteStore {
         lease_ms: Millis,
         limit: usize,
     ) -> Result<Vec<OutboxRow>> {
-        // TODO: begin an IMMEDIATE transaction on `self.conn`, run `Self::claim_sql()` with
-        // (worker, now + lease_ms, now, limit as i64), read the rows with
-        // `OutboxRow::from_sqlite`, commit, and sort them with `OutboxRow::due_order`.
+        // TODO: task 2; the lease ends at `now + lease_ms`.
         let _ = &self.conn;
         todo!(
             "SqliteStore::claim_due(worker = {worker:?}, now = {now}, lease_ms = {lease_ms}, limit = {limit})"
@@ -70,8 +70,7 @@ impl OutboxStore for SqliteStore {
 
     /// Marks row `id` sent, if `worker` still holds a valid lease on it at `now`.
     fn mark_sent(&mut self, id: i64, worker: &str, now: Millis) -> Result<bool> {
-        // TODO: one UPDATE (status 'sent', sent_at, lease cleared) that only touches the row while
-        // it is pending and leased to `worker` until after `now`; true if it changed a row.
+        // TODO: task 3.
         todo!("SqliteStore::mark_sent(id = {id}, worker = {worker:?}, now = {now})")
     }
 
@@ -84,8 +83,7 @@ impl OutboxStore for SqliteStore {
         next_retry_at: Millis,
         error: &str,
     ) -> Result<bool> {
-        // TODO: one UPDATE (attempts + 1, last_attempt_at, next_retry_at, last_error, lease
-        // cleared) under the same condition as mark_sent; true if it changed a row.
+        // TODO: task 3.
         let _ = error;
         todo!(
             "SqliteStore::reschedule(id = {id}, worker = {worker:?}, now = {now}, next_retry_at = {next_retry_at})"
@@ -97,8 +95,7 @@ impl PostgresStore {
     /// The claim, for PostgreSQL. Parameters: `$1` worker, `$2` end of the lease, `$3` now,
     /// `$4` the most rows to claim.
     pub fn claim_sql() -> &'static str {
-        // TODO: return WITH due AS (SELECT id … ORDER BY … LIMIT $4 FOR UPDATE SKIP LOCKED)
-        // UPDATE outbox SET … FROM due WHERE outbox.id = due.id RETURNING outbox.*
+        // TODO: the claim of task 4.
         todo!("PostgresStore::claim_sql()")
     }
 }
@@ -112,8 +109,7 @@ impl OutboxStore for PostgresStore {
         lease_ms: Millis,
         limit: usize,
     ) -> Result<Vec<OutboxRow>> {
-        // TODO: run `Self::claim_sql()` on `self.client` with (worker, now + lease_ms, now,
-        // limit as i64), read the rows with `OutboxRow::from_postgres`, sort them by due order.
+        // TODO: task 5, as task 2 for SQLite; the lease ends at `now + lease_ms`.
         let _ = &self.client;
         todo!(
             "PostgresStore::claim_due(worker = {worker:?}, now = {now}, lease_ms = {lease_ms}, limit = {limit})"
@@ -122,7 +118,7 @@ impl OutboxStore for PostgresStore {
 
     /// Marks row `id` sent, if `worker` still holds a valid lease on it at `now`.
     fn mark_sent(&mut self, id: i64, worker: &str, now: Millis) -> Result<bool> {
-        // TODO: the same UPDATE as for SQLite, with $1, $2, $3 parameters.
+        // TODO: task 5, as `mark_sent` for SQLite.
         todo!("PostgresStore::mark_sent(id = {id}, worker = {worker:?}, now = {now})")
     }
 
@@ -135,7 +131,7 @@ impl OutboxStore for PostgresStore {
         next_retry_at: Millis,
         error: &str,
     ) -> Result<bool> {
-        // TODO: the same UPDATE as for SQLite, with $1 … $5 parameters.
+        // TODO: task 5, as `reschedule` for SQLite.
         let _ = error;
         todo!(
             "PostgresStore::reschedule(id = {id}, worker = {worker:?}, now = {now}, next_retry_at = {next_retry_at})"

@@ -63,14 +63,14 @@ pub const DEAD_LETTERS_LAST_HOUR_SQL: &str = "";
 
 /// How many pending rows are due at `now` ([`DUE_NOW_SQL`]).
 pub fn due_now(conn: &Connection, now: Millis) -> rusqlite::Result<i64> {
-    // TODO: `conn.query_row(DUE_NOW_SQL, [now], |row| row.get(0))`.
+    // TODO: the count of DUE_NOW_SQL at `now`.
     let _ = conn;
     todo!("due_now(now = {now})")
 }
 
 /// How many pending rows wait for a `next_retry_at` after `now` ([`WAITING_SQL`]).
 pub fn waiting(conn: &Connection, now: Millis) -> rusqlite::Result<i64> {
-    // TODO: run WAITING_SQL with `now` as ?1 and read the count.
+    // TODO: the count of WAITING_SQL at `now`.
     let _ = conn;
     todo!("waiting(now = {now})")
 }
@@ -78,7 +78,7 @@ pub fn waiting(conn: &Connection, now: Millis) -> rusqlite::Result<i64> {
 /// `now − created_at` of the oldest pending row, or `None` when no row is pending
 /// ([`OLDEST_PENDING_AGE_SQL`]).
 pub fn oldest_pending_age(conn: &Connection, now: Millis) -> rusqlite::Result<Option<Millis>> {
-    // TODO: run OLDEST_PENDING_AGE_SQL; MIN over no rows is NULL, which reads as None.
+    // TODO: the age from OLDEST_PENDING_AGE_SQL at `now`; `None` when nothing is pending.
     let _ = conn;
     todo!("oldest_pending_age(now = {now})")
 }
@@ -86,28 +86,28 @@ pub fn oldest_pending_age(conn: &Connection, now: Millis) -> rusqlite::Result<Op
 /// `(attempts, rows)` for the pending rows, in ascending order of attempts
 /// ([`ATTEMPTS_HISTOGRAM_SQL`]).
 pub fn attempts_histogram(conn: &Connection) -> rusqlite::Result<Vec<(u32, i64)>> {
-    // TODO: prepare ATTEMPTS_HISTOGRAM_SQL, `query_map` each row to a pair, and collect.
+    // TODO: every `(attempts, rows)` pair of ATTEMPTS_HISTOGRAM_SQL, in its order.
     let _ = conn;
     todo!("attempts_histogram()")
 }
 
 /// How many dead letters there are ([`DEAD_LETTERS_SQL`]).
 pub fn dead_letter_count(conn: &Connection) -> rusqlite::Result<i64> {
-    // TODO: run DEAD_LETTERS_SQL and read the count.
+    // TODO: the count of DEAD_LETTERS_SQL.
     let _ = conn;
     todo!("dead_letter_count()")
 }
 
 /// How many rows became dead letters in the hour up to `now` ([`DEAD_LETTERS_LAST_HOUR_SQL`]).
 pub fn dead_letters_last_hour(conn: &Connection, now: Millis) -> rusqlite::Result<i64> {
-    // TODO: run DEAD_LETTERS_LAST_HOUR_SQL with `now` as ?1 and read the count.
+    // TODO: the count of DEAD_LETTERS_LAST_HOUR_SQL at `now`.
     let _ = conn;
     todo!("dead_letters_last_hour(now = {now})")
 }
 
 /// The whole dashboard at `now`: every query above, once.
 pub fn snapshot(conn: &Connection, now: Millis) -> rusqlite::Result<Dashboard> {
-    // TODO: fill in every field of a Dashboard with the functions above.
+    // TODO: task 2.
     let _ = conn;
     todo!("snapshot(now = {now})")
 }
@@ -131,8 +131,7 @@ pub fn snapshot(conn: &Connection, now: Millis) -> rusqlite::Result<Dashboard> {
 /// {rows}`, whose bar holds `ceil(rows · 40 / largest rows)` `#`s, so the largest bucket gets 40
 /// and every bucket at least one. With no pending row, the histogram is the line `  (none)`.
 pub fn render(dashboard: &Dashboard) -> String {
-    // TODO: five summary lines (`format!("{label:<20}{value:>8}")`), the histogram's title,
-    // then its lines (or `  (none)`).
+    // TODO: the layout above, character for character.
     todo!("render({dashboard:?})")
 }
 
@@ -141,6 +140,6 @@ pub fn render(dashboard: &Dashboard) -> String {
 /// more than `max_storm_rows` pending rows with `storm_min_attempts` failed attempts or more.
 /// Every rule fires only when its value is strictly above its limit.
 pub fn alerts(dashboard: &Dashboard, thresholds: &Thresholds) -> Vec<Alert> {
-    // TODO: check the three rules in order and push an Alert for each one that fires.
+    // TODO: every rule that fires, in the order above, with the values that made it fire.
     todo!("alerts({dashboard:?}, {thresholds:?})")
 }

@@ -23,13 +23,17 @@ CREATE INDEX IF NOT EXISTS outbox_due ON outbox (status, next_retry_at);
 -- Oldest pending age: the pending rows, in created_at order.
 CREATE INDEX IF NOT EXISTS outbox_age ON outbox (status, created_at);
 
+-- Chapter 17's dead-letter table, column for column.
 CREATE TABLE IF NOT EXISTS dead_letters (
-    id        INTEGER PRIMARY KEY,
-    outbox_id INTEGER NOT NULL,   -- the event's id in the outbox
-    reason    TEXT    NOT NULL,   -- why it is here: 'rejected' or 'exhausted' (chapter 17)
-    attempts  INTEGER NOT NULL,   -- how many attempts it took to give up
-    payload   TEXT    NOT NULL,
-    failed_at INTEGER NOT NULL    -- when it was moved here
+    id           INTEGER PRIMARY KEY,  -- the event's id in the outbox: one id for life
+    aggregate_id TEXT    NOT NULL,
+    event_type   TEXT    NOT NULL,
+    payload      TEXT    NOT NULL,
+    attempts     INTEGER NOT NULL,     -- how many attempts it took to give up
+    last_error   TEXT,                 -- what the broker said last
+    reason       TEXT    NOT NULL,     -- why it is here: 'rejected' or 'exhausted'
+    created_at   INTEGER NOT NULL,     -- when the event was written to the outbox
+    failed_at    INTEGER NOT NULL      -- when it was moved here
 );
 
 -- Dead letters of the last hour.

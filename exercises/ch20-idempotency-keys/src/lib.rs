@@ -9,22 +9,24 @@
 //!
 //! ## Your task
 //!
-//! 1. [`IdempotencyStore::handle`]: run `execute` at most once per key.
-//!    - A new key (or one older than the store's TTL): reserve it as in progress, **release the
-//!      lock**, run `execute().await`, save its outcome, `Ok` **or** `Err`, and return it.
-//!    - A key whose first request completed: return the saved outcome, without executing.
-//!    - A key first used with a different request (compare [`fingerprint`]s):
-//!      `Err(IdempotencyError::KeyReusedWithDifferentRequest)`.
-//!    - A key whose first request is still executing: `Err(IdempotencyError::InProgress)` at
-//!      once. This store refuses a concurrent duplicate (HTTP 409); it does not wait.
-//!    - A refusal changes nothing in the store. Never hold the `std::sync::Mutex` across an
-//!      `.await`.
+//! 1. [`IdempotencyStore::handle`]: run `execute` at most once per key (book §20.4, its table).
+//!    - A new key, or one whose first use is `ttl` or more ago: execute, save the outcome, `Ok`
+//!      **or** `Err`, and return it.
+//!    - A key first used with a different request (their [`fingerprint`]s differ), whatever
+//!      the key's state: `Err(IdempotencyError::KeyReusedWithDifferentRequest)`.
+//!    - The same request while the key's first request is still executing:
+//!      `Err(IdempotencyError::InProgress)` at once. This store refuses a concurrent duplicate
+//!      (HTTP 409); it does not wait, and two requests with one key never both execute.
+//!    - The same request after the first one completed: the saved outcome, without executing.
+//!    - A refusal changes nothing in the store. Requests with different keys never wait for
+//!      each other: never hold the `std::sync::Mutex` across an `.await`.
 //! 2. [`should_retry`]: a timeout, a 503 and a 409 are worth retrying with the same key; a saved
 //!    payment error, a 422 and a 400 are not.
-//! 3. [`charge_with_retries`]: mint **one** key for the charge with `keys.next_key()` and send it
-//!    with every attempt; at most `policy.attempts` calls; sleep `policy.delay(retry, rng)`
-//!    (tokio's sleep) between two calls; stop at the first receipt, at an error not worth
-//!    retrying, or when the attempts run out (returning the last error).
+//! 3. [`charge_with_retries`]: **one** key for the charge, from `keys.next_key()`, sent with
+//!    every attempt; at most `policy.attempts` calls; between two calls a tokio sleep of
+//!    `policy.delay(retry, rng)`, `retry` being 0 for the sleep after the first failure; the
+//!    first receipt, or the error that is not worth retrying, or, when the attempts run out,
+//!    the last error, returned at once (no sleep after the last call).
 //!
 //! Given, ready-made: the key type, the key generator and [`fingerprint`] (`src/key.rs`); the
 //! API types, [`PaymentApi`] and [`RetryPolicy`] (`src/api.rs`); a payment backend that counts
@@ -112,10 +114,7 @@ impl<T: Clone, E: Clone> IdempotencyStore<T, E> {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        // TODO: under the lock, look the key up (an entry older than `self.ttl` counts as absent):
-        // refuse a different fingerprint, refuse a key in progress, replay a completed outcome,
-        // or insert a new in-progress entry. Then, with the lock released, run `execute().await`
-        // and save what it returned in the entry.
+        // TODO: task 1, the table of book §20.4.
         let _ = (&self.ttl, &self.entries, key, fingerprint(request), execute);
         todo!("IdempotencyStore::handle(key = {key})")
     }
@@ -123,7 +122,7 @@ impl<T: Clone, E: Clone> IdempotencyStore<T, E> {
 
 /// Whether a failed attempt is worth repeating with the same key.
 pub fn should_retry(error: &ApiError) -> bool {
-    // TODO: true for Timeout, Unavailable and InProgress; false for the rest.
+    // TODO: task 2.
     todo!("should_retry({error:?})")
 }
 
@@ -139,9 +138,7 @@ pub async fn charge_with_retries(
     keys: &mut KeyGenerator,
     rng: &mut impl Rng,
 ) -> Result<Receipt, ApiError> {
-    // TODO: mint the key once, before the loop. Then loop: `api.charge(&key, request).await`;
-    // return a receipt; on an error, stop if it is not worth retrying or that was the last
-    // attempt, else sleep `policy.delay(retry, rng)` and try again with the same key.
+    // TODO: task 3.
     let _ = (api, keys, rng);
     todo!(
         "charge_with_retries({request:?}, attempts = {})",

@@ -190,36 +190,93 @@ fn draw_steps(steps: &[(i64, i64, String)], parent: i64, indent: &str, text: &mu
     }
 }
 
+/// The indexes the page compares, and whether the query keeps its range term: `(label, index,
+/// range term)`. Migration 003 is the last two.
+const CANDIDATES: [(&str, &str, bool); 6] = [
+    ("no index (migrations 001 and 002 only)", "", true),
+    (
+        "chapter 15's index on (status, created_at, id)",
+        "CREATE INDEX outbox_pending ON outbox (status, created_at, id);",
+        true,
+    ),
+    (
+        "an index on next_retry_at",
+        "CREATE INDEX outbox_next ON outbox (next_retry_at);",
+        true,
+    ),
+    (
+        "an index on (status, next_retry_at)",
+        "CREATE INDEX outbox_status_next ON outbox (status, next_retry_at);",
+        true,
+    ),
+    (
+        "migration 003, query without the COALESCE(…) <= ?1 term",
+        "",
+        false,
+    ),
+    ("migration 003, the query with it", "", true),
+];
+
 #[test]
 fn plans() {
-    let candidates = [
-        ("no index (migrations 001 and 002 only)", ""),
-        (
-            "chapter 15's index on (status, created_at, id)",
-            "CREATE INDEX outbox_pending ON outbox (status, created_at, id);",
-        ),
-        (
-            "an index on next_retry_at",
-            "CREATE INDEX outbox_next ON outbox (next_retry_at);",
-        ),
-        (
-            "an index on (status, next_retry_at)",
-            "CREATE INDEX outbox_status_next ON outbox (status, next_retry_at);",
-        ),
-        (
-            "migration 003: the partial index on the query's ORDER BY",
-            MIGRATIONS[2].1,
-        ),
-    ];
+    let range_term = "  AND COALESCE(next_retry_at, created_at) <= ?1\n";
+    assert!(
+        DUE_QUERY.contains(range_term),
+        "the range term is in DUE_QUERY"
+    );
     let mut text = String::new();
-    for (label, index) in candidates {
+    for (label, index, with_range) in CANDIDATES {
         let conn = Connection::open_in_memory().unwrap();
         for (_, sql) in &MIGRATIONS[..2] {
             conn.execute_batch(sql).unwrap();
         }
+        let index = if label.starts_with("migration 003") {
+            MIGRATIONS[2].1
+        } else {
+            index
+        };
         conn.execute_batch(index).unwrap();
-        let _ = writeln!(text, "== {label}\n{}", query_plan(&conn, DUE_QUERY));
+        let query = if with_range {
+            DUE_QUERY.to_owned()
+        } else {
+            DUE_QUERY.replace(range_term, "")
+        };
+        let _ = writeln!(text, "== {label}\n{}", query_plan(&conn, &query));
     }
+    insta::assert_snapshot!(text);
+}
+
+// ANCHOR: neighbour
+/// A neighbouring problem, for the page: an operator's view of the rows that failed for good
+/// since a moment `?1`, the latest first. Its index is partial (only failed rows) and keyed on
+/// the view's own ORDER BY.
+const RECENT_FAILURES_INDEX: &str = "\
+CREATE INDEX outbox_recent_failures
+    ON outbox (last_attempt_at)
+    WHERE status = 'failed';";
+
+const RECENT_FAILURES: &str = "\
+SELECT * FROM outbox
+WHERE status = 'failed' AND last_attempt_at >= ?1
+ORDER BY last_attempt_at DESC
+LIMIT ?2";
+// ANCHOR_END: neighbour
+
+#[test]
+fn neighbour() {
+    let conn = Connection::open_in_memory().unwrap();
+    for (_, sql) in &MIGRATIONS[..2] {
+        conn.execute_batch(sql).unwrap();
+    }
+    let mut text = format!("== no index\n{}", query_plan(&conn, RECENT_FAILURES));
+    conn.execute_batch(RECENT_FAILURES_INDEX).unwrap();
+    let with_parameter = RECENT_FAILURES.replace("status = 'failed'", "status = ?3");
+    let _ = write!(
+        text,
+        "== the partial index\n{}== the partial index, status bound as ?3\n{}",
+        query_plan(&conn, RECENT_FAILURES),
+        query_plan(&conn, &with_parameter),
+    );
     insta::assert_snapshot!(text);
 }
 

@@ -66,6 +66,7 @@ pub fn load(conn: &Connection, id: i64) -> rusqlite::Result<OutboxRow> {
     )
 }
 
+// ANCHOR: mark_sent
 /// Marks a row sent at `now`: the broker acknowledged it. Its schedule is cleared.
 pub fn mark_sent(conn: &Connection, id: i64, now: Millis) -> rusqlite::Result<()> {
     conn.execute(
@@ -74,3 +75,4 @@ pub fn mark_sent(conn: &Connection, id: i64, now: Millis) -> rusqlite::Result<()
     )?;
     Ok(())
 }
+// ANCHOR_END: mark_sent

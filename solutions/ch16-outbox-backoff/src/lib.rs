@@ -60,10 +60,14 @@ pub fn next_retry_at(
 // ANCHOR: due_query
 /// The due-row query: pending rows whose time has come (never tried, or `next_retry_at` reached),
 /// the longest-waiting first, at most `?2` of them. `?1` is `now`.
+///
+/// The `COALESCE(…) <= ?1` term says again what the line above it says, in the index's own
+/// terms: it lets SQLite stop walking the index at `now` instead of reading every pending row.
 pub const DUE_QUERY: &str = "\
 SELECT * FROM outbox
 WHERE status = 'pending'
   AND (next_retry_at IS NULL OR next_retry_at <= ?1)
+  AND COALESCE(next_retry_at, created_at) <= ?1
 ORDER BY COALESCE(next_retry_at, created_at), created_at
 LIMIT ?2";
 
@@ -128,10 +132,11 @@ fn millis(duration: Duration) -> Millis {
 // ANCHOR: record_failure
 /// Records that publishing row `id` failed at `now`, and schedules what happens next.
 ///
-/// One UPDATE writes every retry column: `attempts` + 1, `last_attempt_at = now`, a short
-/// `last_error`, and either `next_retry_at` (still pending) or `status = 'failed'` with no
-/// `next_retry_at`. Returns what [`decide`] ruled; `Err(QueryReturnedNoRows)` if there is no
-/// such row.
+/// Afterwards the row holds `attempts` one more than before (this failure counts, whatever
+/// its kind), `last_attempt_at = now`, `last_error` = the failure's `to_string()` cut to
+/// [`LAST_ERROR_MAX_BYTES`], and either `next_retry_at` (status still `pending`) or
+/// `status = 'failed'` with `next_retry_at` NULL, as [`decide`] rules for the new count. Returns
+/// that ruling; `Err(QueryReturnedNoRows)`, with nothing written, if there is no such row.
 pub fn record_failure(
     conn: &Connection,
     id: i64,
@@ -155,14 +160,14 @@ pub fn record_failure(
         "UPDATE outbox
          SET attempts = ?2, last_attempt_at = ?3, next_retry_at = ?4, last_error = ?5, status = ?6
          WHERE id = ?1",
-        params![
+        (
             id,
             attempts,
             now,
             next_retry_at,
             truncate_error(&message, LAST_ERROR_MAX_BYTES),
             status,
-        ],
+        ),
     )?;
     Ok(outcome)
 }

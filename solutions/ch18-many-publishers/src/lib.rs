@@ -47,6 +47,7 @@ impl SqliteStore {
                 SELECT id FROM outbox
                  WHERE status = 'pending'
                    AND (next_retry_at IS NULL OR next_retry_at <= ?3)
+                   AND COALESCE(next_retry_at, created_at) <= ?3
                    AND (locked_until IS NULL OR locked_until <= ?3)
                  ORDER BY COALESCE(next_retry_at, created_at), created_at, id
                  LIMIT ?4)
@@ -126,6 +127,7 @@ impl PostgresStore {
                 SELECT id FROM outbox
                  WHERE status = 'pending'
                    AND (next_retry_at IS NULL OR next_retry_at <= $3)
+                   AND COALESCE(next_retry_at, created_at) <= $3
                    AND (locked_until IS NULL OR locked_until <= $3)
                  ORDER BY COALESCE(next_retry_at, created_at), created_at, id
                  LIMIT $4

@@ -123,8 +123,11 @@ fn history() -> Connection {
                 {now} - 600000 + i * 500
          FROM k;
          WITH RECURSIVE d(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM d WHERE i < 100)
-         INSERT INTO dead_letters (outbox_id, reason, attempts, payload, failed_at)
-         SELECT 200000 + i, 'exhausted', 10, '{{}}', {now} - i * 600000 + 1 FROM d;",
+         INSERT INTO dead_letters (id, aggregate_id, event_type, payload, attempts, last_error,
+                                   reason, created_at, failed_at)
+         SELECT 200000 + i, 'order-' || (200000 + i), 'OrderPlaced', '{{}}', 10,
+                '503 Service Unavailable', 'exhausted', {now} - i * 600000 - 300000,
+                {now} - i * 600000 + 1 FROM d;",
         now = crate::scenario::T0
     ))
     .unwrap();

@@ -169,8 +169,12 @@ impl Simulation {
     fn dead_letter(&mut self, id: i64, attempts: u32, now: Millis) -> rusqlite::Result<()> {
         let transaction = self.conn.transaction()?;
         transaction.execute(
-            "INSERT INTO dead_letters (outbox_id, reason, attempts, payload, failed_at)
-             SELECT id, 'exhausted', ?2, payload, ?3 FROM outbox WHERE id = ?1",
+            "INSERT INTO dead_letters
+                    (id, aggregate_id, event_type, payload, attempts, last_error, reason,
+                     created_at, failed_at)
+             SELECT id, aggregate_id, event_type, payload, ?2, last_error, 'exhausted',
+                    created_at, ?3
+               FROM outbox WHERE id = ?1",
             params![id, attempts, now],
         )?;
         transaction.execute("DELETE FROM outbox WHERE id = ?1", [id])?;

@@ -123,3 +123,80 @@ fn capped_at_high_attempts() {
         );
     }
 }
+
+/// `(base ms, cap ms, attempts, the ceiling)`: exact at small counts, caps one millisecond either
+/// side of base·2^k, attempts 0 read as 1, and counts far past any overflow. The first six are a
+/// few milliseconds wide, so a few hundred draws reach every value of them.
+const CEILINGS: [(i64, i64, u32, i64); 16] = [
+    (1, 1_000, 1, 1),
+    (2, 1_000, 0, 2),
+    (5, 1_000, 2, 10),
+    (3, 11, 3, 11),
+    (3, 13, 3, 12),
+    (3, 12, 4, 12),
+    (1_000, 60_000, 0, 1_000),
+    (1_000, 60_000, 1, 1_000),
+    (1_000, 60_000, 2, 2_000),
+    (1_000, 60_000, 6, 32_000),
+    (1_000, 60_000, 7, 60_000),
+    (250, 7_999, 6, 7_999),
+    (250, 8_001, 6, 8_000),
+    (250, 8_000, 6, 8_000),
+    (1_000, 60_000, 64, 60_000),
+    (1_000, 60_000, u32::MAX, 60_000),
+];
+
+#[test]
+fn exact_ceiling_at_small_scales() {
+    // 300 draws under a ceiling of a few milliseconds reach every value, both ends included, so
+    // a cap applied too early or too late, an exponent off by one, or a draw that leaves out the
+    // ceiling each give a different largest delay.
+    let cases = CEILINGS[..6]
+        .iter()
+        .map(|&(base, cap, attempts, expected)| (config(base, cap, 600 * SECOND, 10), attempts, expected));
+    let mut rng = seeded(1616);
+    for (cfg, attempts, expected) in cases {
+        let delays: Vec<i64> = (0..300)
+            .map(|_| next_retry_at(T0, attempts, &cfg, &mut rng) - T0)
+            .collect();
+        let smallest = delays.iter().copied().min().unwrap_or_default();
+        let largest = delays.iter().copied().max().unwrap_or_default();
+        let distinct: BTreeSet<i64> = delays.iter().copied().collect();
+        assert!(
+            smallest == 0 && largest == expected && distinct.len() as i64 == expected + 1,
+            "300 draws of next_retry_at(now, attempts = {attempts}, base = {}, cap = {}) should \
+             take every whole millisecond from now + 0 ms to now + {} (the ceiling \
+             min(cap, base·2^(attempts−1)), both ends included); yours ranged from now + {} to \
+             now + {} with {} distinct value(s)",
+            ms(cfg.base.as_millis() as i64),
+            ms(cfg.cap.as_millis() as i64),
+            ms(expected),
+            ms(smallest),
+            ms(largest),
+            distinct.len(),
+        );
+    }
+}
+
+#[test]
+fn ceiling_exact() {
+    // backoff_ceiling itself, which the relay's schedule and the book's figures are drawn from.
+    let cases = CEILINGS
+        .iter()
+        .map(|&(base, cap, attempts, expected)| (config(base, cap, 600 * SECOND, 10), attempts, expected));
+    for (cfg, attempts, expected) in cases {
+        let got = crate::support::catch(|| exercise::backoff_ceiling(attempts, &cfg));
+        assert!(
+            got == Ok(expected),
+            "backoff_ceiling(attempts = {attempts}, base = {}, cap = {}) should be {} \
+             (min(cap, base·2^(attempts−1)), attempts 0 counting as 1); yours {}",
+            ms(cfg.base.as_millis() as i64),
+            ms(cfg.cap.as_millis() as i64),
+            ms(expected),
+            match &got {
+                Ok(value) => format!("returned {}", ms(*value)),
+                Err(panic) => format!("panicked: {panic}"),
+            },
+        );
+    }
+}

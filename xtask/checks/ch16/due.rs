@@ -212,3 +212,40 @@ fn scheduler_reads_the_table() {
         }
     }
 }
+
+#[test]
+fn rows_differing_in_one_column() {
+    // Pairs of rows that share every column but one: the status, or next_retry_at by a single
+    // millisecond, or next_retry_at NULL against set. A filter that tests the wrong column, or
+    // the right column with the wrong comparison, takes one row of a pair and not the other.
+    let conn = database();
+    let created = T0 - MINUTE;
+    let seeds = vec![
+        Seed::waiting(1, created, 2, T0),
+        Seed::waiting(2, created, 2, T0).status("failed"),
+        Seed::waiting(3, created, 2, T0).status("sent"),
+        Seed::waiting(4, created, 2, T0 + 1),
+        Seed::waiting(5, created, 2, T0 - 1),
+        Seed::new(6, created),
+        Seed::new(7, created).status("sent"),
+        Seed::new(8, created).status("failed"),
+        Seed::new(9, T0 - 1),
+        Seed::waiting(10, T0, 0, T0 + 1),
+    ];
+    insert_all(&conn, &seeds);
+    for (now, expected) in [(T0 - 1, vec![6, 5, 9]), (T0, vec![6, 5, 9, 1])] {
+        let mut fetched = due_ids(&conn, now, 100);
+        let order = fetched.clone();
+        fetched.sort_unstable();
+        let mut wanted = expected.clone();
+        wanted.sort_unstable();
+        assert!(
+            fetched == wanted,
+            "fetch_due at {} returned rows {order:?}; exactly rows {expected:?} are due. The rows, \
+             which share every column but one with a neighbour: {}. Due means status 'pending' \
+             (not 'sent', not 'failed') and next_retry_at NULL (never tried) or at most now",
+            rel(now, T0),
+            describe_ids(&(1..=10).collect::<Vec<_>>(), &seeds, now),
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! Checks of the index (migration 003): `EXPLAIN QUERY PLAN` of the learner's `DUE_QUERY`, on a
-//! database built by the learner's migrations, must read the pending rows through an index and
-//! need no sort. The query must also be the one `fetch_due` runs.
+//! database built by the learner's migrations, must read the pending rows through an index, as a
+//! range that ends at `now` (a `SEARCH`, not a walk over every pending entry), and need no sort.
+//! The query must also be the one `fetch_due` runs.
 
 use exercise::DUE_QUERY;
 use rusqlite::{Connection, params};
@@ -105,6 +106,38 @@ fn no_sort_for_order_by() {
              (a partial index WHERE status = 'pending' keeps it small)"
         } else {
             "The outbox is not read through an index at all; see section 16.6"
+        },
+    );
+}
+
+/// A step that reads the outbox through an index as a range: `SEARCH outbox USING INDEX i (<expr><?)`.
+fn range_search(step: &str) -> bool {
+    let step = step.trim();
+    step.starts_with("SEARCH outbox USING") && step.contains("INDEX") && step.contains('<')
+}
+
+#[test]
+fn due_rows_found_by_range() {
+    let conn = seeded_database();
+    let steps = plan(&conn);
+    let walks = steps
+        .iter()
+        .any(|s| s.trim().starts_with("SCAN outbox USING"));
+    assert!(
+        steps.iter().any(|s| range_search(s)),
+        "EXPLAIN QUERY PLAN of DUE_QUERY, on a database built by your migrations:\n{}\n{}",
+        show_plan(&steps),
+        if walks {
+            "`SCAN outbox USING … INDEX` walks the index from its first entry and stops only \
+             after LIMIT due rows: when fewer are due (a backlog in backoff after an outage), \
+             every poll reads every pending entry. The plan must be a range SEARCH on the \
+             index, `SEARCH outbox USING INDEX … (<expr><?)`, that ends at now. SQLite does no \
+             algebra: it cannot turn `next_retry_at IS NULL OR next_retry_at <= ?1` into a bound \
+             on COALESCE(next_retry_at, created_at). Say the same condition once more in the \
+             index's own terms (section 16.6)"
+        } else {
+            "The due rows must be found as a range of an index (`SEARCH outbox USING INDEX … \
+             (<expr><?)`), so a poll reads only the due entries; see section 16.6"
         },
     );
 }

@@ -118,6 +118,22 @@ fn retry_after_preferred() {
             },
             0,
         ),
+        // Milliseconds count: a hint is not rounded to whole seconds.
+        (
+            3,
+            Failure::RateLimited {
+                retry_after: Some(Duration::from_millis(2_500)),
+            },
+            2_500,
+        ),
+        // Exactly max_hint is followed as it is.
+        (
+            0,
+            Failure::Overloaded {
+                retry_after: Some(secs(600)),
+            },
+            10 * MINUTE,
+        ),
     ];
     let mut rng = seeded(16);
     let conn = database();
@@ -129,12 +145,21 @@ fn retry_after_preferred() {
             let outcome = record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
             let shown = show_outcome(outcome, T0);
             let after = row(&conn, id);
+            let text = failure.to_string();
             assert!(
-                after.next_retry_at == Some(T0 + wait) && outcome == Outcome::RetryAt(T0 + wait),
+                after.next_retry_at == Some(T0 + wait)
+                    && outcome == Outcome::RetryAt(T0 + wait)
+                    && after.attempts == before + 1
+                    && after.last_attempt_at == Some(T0)
+                    && after.last_error.as_deref() == Some(text.as_str())
+                    && after.status == Status::Pending,
                 "{failure:?} (after {before} earlier failure(s)) should schedule the next \
-                 attempt exactly at now + {} (the server's hint, under max_hint = 10 min), \
-                 with no jitter; record_failure returned {shown} and left the row with {}",
+                 attempt exactly at now + {} (the server's hint, at most max_hint = 10 min), \
+                 with no jitter, and count as a failure like any other: attempts {}, \
+                 last_attempt_at now, last_error {text:?}, status 'pending'; record_failure \
+                 returned {shown} and left the row with {}",
                 ms(wait),
+                before + 1,
                 describe_row(&after, T0),
             );
         }
@@ -302,6 +327,15 @@ fn last_error_truncated() {
             Failure::Transient("broker unreachable".into()),
             "transient: broker unreachable".to_owned(),
         ),
+        // Exactly 200 bytes with the prefix: kept whole. 201: one byte goes.
+        (
+            Failure::Transient("y".repeat(189)),
+            format!("transient: {}", "y".repeat(189)),
+        ),
+        (
+            Failure::Permanent("z".repeat(190)),
+            format!("permanent: {}", "z".repeat(190)),
+        ),
     ];
     let mut rng = seeded(16);
     let conn = database();
@@ -341,6 +375,8 @@ fn truncation_is_utf8_safe() {
         "日本語のエラー".repeat(40),
         "🚀".repeat(100),
         format!("{}ü{}", "a".repeat(188), "b".repeat(100)),
+        // A two-byte character that ends exactly at byte 200 stays.
+        format!("{}é", "a".repeat(187)),
     ];
     let mut rng = seeded(16);
     let conn = database();
@@ -397,6 +433,124 @@ fn only_that_row() {
              UPDATE must touch only the failed row (WHERE id = ?)",
             describe_row(&earlier, T0),
             describe_row(&now_row, T0),
+        );
+    }
+}
+
+#[test]
+fn permanent_wins_at_the_last_attempt() {
+    // Both rules apply at once: the failure is permanent and it uses the last attempt. The
+    // permanent failure is the reason the row gives up; an operator reading GiveUp must be told
+    // the payload is bad, not that the broker was down ten times.
+    let cfg = config(SECOND, MINUTE, 10 * MINUTE, 4);
+    let failure = Failure::Permanent("unknown topic".into());
+    let mut rng = seeded(16);
+    let conn = database();
+    for (id, before) in [(1, 3u32), (2, 7)] {
+        Seed::waiting(id, T0 - MINUTE, before, T0).insert(&conn);
+        let outcome = record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
+        let after = row(&conn, id);
+        assert!(
+            outcome == Outcome::Failed(GiveUp::Permanent)
+                && after.status == Status::Failed
+                && after.next_retry_at.is_none()
+                && after.attempts == before + 1,
+            "a permanent failure that is also failure number {} with max_attempts = 4 should \
+             give up as Failed(Permanent), the reason that holds whatever the count (a permanent \
+             failure is decided first); record_failure returned {} and left the row with {}",
+            before + 1,
+            show_outcome(outcome, T0),
+            describe_row(&after, T0),
+        );
+    }
+}
+
+#[test]
+fn attempts_already_past_the_limit() {
+    // A row that has failed more times than max_attempts allows (the limit was lowered since,
+    // or the row was requeued by hand without a reset) must still end, not retry forever.
+    let cfg = config(SECOND, MINUTE, 10 * MINUTE, 5);
+    let failures = [
+        Failure::Transient("connection refused".into()),
+        Failure::RateLimited {
+            retry_after: Some(secs(3)),
+        },
+    ];
+    let mut rng = seeded(16);
+    let conn = database();
+    for (id, failure) in (1..).zip(failures) {
+        Seed::waiting(id, T0 - HOUR, 8, T0).insert(&conn);
+        let outcome = record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
+        let after = row(&conn, id);
+        assert!(
+            outcome == Outcome::Failed(GiveUp::AttemptsExhausted)
+                && after.status == Status::Failed
+                && after.attempts == 9,
+            "a row that had already failed 8 times, with max_attempts = 5, failed again \
+             ({failure:?}): it has used more than its attempts, so expected \
+             Failed(AttemptsExhausted), status 'failed', attempts 9; record_failure returned {} \
+             and left the row with {}. Give up when attempts reach the limit or pass it",
+            show_outcome(outcome, T0),
+            describe_row(&after, T0),
+        );
+    }
+}
+
+#[test]
+fn missing_row_is_an_error() {
+    let cfg = BackoffConfig::default();
+    let conn = database();
+    Seed::new(1, T0 - MINUTE).insert(&conn);
+    let failure = Failure::Transient("connection refused".into());
+    let mut rng = seeded(16);
+    let result = crate::support::catch(|| {
+        exercise::record_failure(&conn, 42, T0, &failure, &cfg, &mut rng)
+    });
+    let rows: i64 = conn
+        .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))
+        .expect("counting rows");
+    let untouched = row(&conn, 1).attempts == 0;
+    match result {
+        Ok(Err(rusqlite::Error::QueryReturnedNoRows)) if rows == 1 && untouched => {}
+        other => panic!(
+            "record_failure for row 42, which does not exist, should return \
+             Err(QueryReturnedNoRows) and change nothing; it returned {}, and the table now has \
+             {rows} row(s){}. A relay that believes it recorded a failure it did not write \
+             loses the retry",
+            match other {
+                Ok(Ok(outcome)) => format!("Ok({})", show_outcome(outcome, T0)),
+                Ok(Err(error)) => format!("Err({error:?})"),
+                Err(panic) => format!("a panic ({panic})"),
+            },
+            if untouched { "" } else { ", and row 1 was changed" },
+        ),
+    }
+}
+
+#[test]
+fn truncate_error_honours_max_bytes() {
+    // truncate_error on its own, with limits other than 200: the limit is the parameter.
+    let cases: [(&str, usize, &str); 8] = [
+        ("héllo", 1, "h"),
+        ("héllo", 2, "h"),
+        ("héllo", 3, "hé"),
+        ("日本", 4, "日"),
+        ("日本", 6, "日本"),
+        ("abc", 3, "abc"),
+        ("abc", 0, ""),
+        ("", 5, ""),
+    ];
+    for (message, max_bytes, expected) in cases {
+        let got = crate::support::catch(|| exercise::truncate_error(message, max_bytes).to_owned());
+        assert!(
+            got.as_deref() == Ok(expected),
+            "truncate_error({message:?}, max_bytes = {max_bytes}) should be {expected:?}, the \
+             longest prefix of at most {max_bytes} bytes that ends between two characters; yours \
+             {}",
+            match &got {
+                Ok(text) => format!("returned {text:?}"),
+                Err(panic) => format!("panicked: {panic}"),
+            },
         );
     }
 }

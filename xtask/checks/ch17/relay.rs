@@ -94,27 +94,29 @@ fn poison_failed_at_once() {
     // A poison message that already failed twice transiently: the permanent failure decides.
     let poison = seed(&conn, r#"{"order":2,"total":"12,50"}"#, "pending", 2, 10);
     let fresh_poison = write(&conn, r#"{"order":3,"total":"1,00"}"#, 20);
+    // A poison message at its last allowed attempt: both rules apply, the permanent one decides.
+    let last_poison = seed(&conn, r#"{"order":4,"total":"2,00"}"#, "pending", 4, 30);
     let mut broker = Script::new()
         .poison(r#"{"order":2,"total":"12,50"}"#)
-        .poison(r#"{"order":3,"total":"1,00"}"#);
+        .poison(r#"{"order":3,"total":"1,00"}"#)
+        .poison(r#"{"order":4,"total":"2,00"}"#);
 
     let report = pass(&conn, &mut broker, 5_000, 5, 2);
 
-    for (id, attempts_before) in [(poison, 2), (fresh_poison, 0)] {
+    for (id, attempts_before) in [(poison, 2), (fresh_poison, 0), (last_poison, 4)] {
         let row = outbox_row(&conn, id).expect("the relay must not delete rows");
         let expected_attempts = attempts_before + 1;
         assert!(
             row.status == "failed"
                 && row.attempts == expected_attempts
                 && row.last_attempt_at == Some(5_000)
-                && row
-                    .last_error
-                    .as_deref()
-                    .is_some_and(|e| e.contains(POISON_MESSAGE)),
-            "the broker rejected row {id} for good at t = 5000 ms (\"{POISON_MESSAGE}\"); the \
-             row should be failed at once, with attempts = {expected_attempts}, last_attempt_at \
-             = 5000 and the broker's message in last_error; yours is {row}. A poison message is \
-             never rescheduled: retrying the same payload cannot succeed"
+                && row.next_retry_at.is_none()
+                && row.last_error.as_deref() == Some(POISON_MESSAGE),
+            "the broker rejected row {id} for good at t = 5000 ms, with the message \
+             \"{POISON_MESSAGE}\"; the row should be failed at once, with attempts = \
+             {expected_attempts}, last_attempt_at = 5000, no next_retry_at, and exactly what the \
+             broker said in last_error (PublishError::message, not its Display); yours is {row}. \
+             A poison message is never rescheduled: retrying the same payload cannot succeed"
         );
         assert_eq!(
             broker.calls_for(id),
@@ -124,11 +126,16 @@ fn poison_failed_at_once() {
             broker.calls_for(id)
         );
     }
-    let expected = vec![(poison, Reason::Rejected), (fresh_poison, Reason::Rejected)];
+    let expected = vec![
+        (poison, Reason::Rejected),
+        (fresh_poison, Reason::Rejected),
+        (last_poison, Reason::Rejected),
+    ];
     assert_eq!(
         report.failed, expected,
-        "the report should list both poison rows as failed with Reason::Rejected (a permanent \
-         failure, whatever the attempts); yours lists {:?}",
+        "the report should list the three poison rows as failed with Reason::Rejected (a \
+         permanent failure, whatever the attempts: row {last_poison} used its 5th and last \
+         attempt, and is still rejected, not exhausted); yours lists {:?}",
         report.failed
     );
 
@@ -138,7 +145,8 @@ fn poison_failed_at_once() {
     let retried: Vec<i64> = broker.calls[calls_before..].to_vec();
     assert!(
         retried.is_empty() && later.failed.is_empty(),
-        "an hour after the poison rows {poison} and {fresh_poison} were failed, another pass \
+        "an hour after the poison rows {poison}, {fresh_poison} and {last_poison} were failed, \
+         another pass \
          called the broker for {retried:?} and reported {:?} as failed; a failed row is never \
          published again (row {first} was already sent)",
         later.failed
@@ -160,14 +168,11 @@ fn transient_rescheduled() {
         row.status == "pending"
             && row.attempts == 1
             && row.last_attempt_at == Some(5_000)
-            && row
-                .last_error
-                .as_deref()
-                .is_some_and(|e| e.contains(TRANSIENT_MESSAGE))
+            && row.last_error.as_deref() == Some(TRANSIENT_MESSAGE)
             && (5_000..=6_000).contains(&due),
         "row {flaky} failed transiently (\"{TRANSIENT_MESSAGE}\") at t = 5000 ms with 5 attempts \
-         allowed; it should stay pending with attempts = 1, last_attempt_at = 5000, the error \
-         in last_error and next_retry_at = queue::retry_at(now, 1, …) in [5000, 6000]; yours is \
+         allowed; it should stay pending with attempts = 1, last_attempt_at = 5000, exactly \
+         the broker's message in last_error and next_retry_at = queue::retry_at(now, 1, …) in [5000, 6000]; yours is \
          {row}"
     );
     assert!(
@@ -223,5 +228,88 @@ fn exhausted_fails() {
          without a limit, retries never end",
         broker.calls.len(),
         history.join("; ")
+    );
+}
+
+#[test]
+fn exhausted_past_the_limit() {
+    // Rows that had already failed more often than max_attempts allows (the limit was lowered
+    // since): one more transient failure fails them; it never reschedules them.
+    let conn = crate::fixture::db();
+    let over = seed(&conn, r#"{"order":1}"#, "pending", 6, 0);
+    let at = seed(&conn, r#"{"order":2}"#, "pending", 3, 10);
+    let mut broker = Script::new()
+        .flaky(r#"{"order":1}"#, u32::MAX)
+        .flaky(r#"{"order":2}"#, u32::MAX);
+    let report = pass(&conn, &mut broker, 9_000, 4, 5);
+    for (id, before) in [(over, 6), (at, 3)] {
+        let row = outbox_row(&conn, id).expect("the relay must not delete rows");
+        assert!(
+            row.status == "failed" && row.attempts == before + 1 && row.next_retry_at.is_none(),
+            "row {id} had failed {before} times, max_attempts is 4, and it failed transiently \
+             once more: its attempts reach (or pass) the limit, so it is failed, with attempts \
+             = {} and no next_retry_at; yours is {row}",
+            before + 1,
+        );
+    }
+    assert_eq!(
+        report.failed,
+        vec![(over, Reason::Exhausted), (at, Reason::Exhausted)],
+        "both rows should be reported failed with Reason::Exhausted; yours reported failed {:?}, \
+         retrying {:?}",
+        report.failed,
+        report.retrying,
+    );
+}
+
+#[test]
+fn transient_schedule_counts_this_failure() {
+    // The row had failed twice; this failure is its third, so its next_retry_at is exactly what
+    // queue::retry_at(now, 3, …) draws from the pass's generator (its first draw of the pass).
+    let cfg = config(10);
+    for (seed_value, before) in [(71u64, 2i64), (72, 3), (73, 0)] {
+        let conn = crate::fixture::db();
+        let flaky = seed(&conn, r#"{"order":1}"#, "pending", before, 0);
+        let mut broker = Script::new().flaky(r#"{"order":1}"#, 1);
+        let now = 60_000;
+        pass(&conn, &mut broker, now, 10, seed_value);
+        let attempts = u32::try_from(before + 1).unwrap_or(u32::MAX);
+        let expected = exercise::queue::retry_at(now, attempts, &cfg, &mut seeded(seed_value));
+        let wrong_count = exercise::queue::retry_at(now, attempts - 1, &cfg, &mut seeded(seed_value));
+        let row = outbox_row(&conn, flaky).expect("the relay must not delete rows");
+        assert!(
+            row.next_retry_at == Some(expected),
+            "row {flaky} had failed {before} time(s) and failed transiently again at t = {now}; \
+             its next_retry_at should be queue::retry_at(now, {attempts}, cfg, rng), counting \
+             this failure (= {expected} with this pass's generator){}; yours is {row}",
+            if row.next_retry_at == Some(wrong_count) && wrong_count != expected {
+                format!(
+                    ". Yours equals retry_at(now, {}, …): the attempts before this failure",
+                    attempts - 1
+                )
+            } else {
+                String::new()
+            },
+        );
+    }
+}
+
+#[test]
+fn at_most_batch_size() {
+    // Twelve due rows and batch_size = 10: one pass publishes the ten oldest, the next the rest.
+    let conn = crate::fixture::db();
+    let ids: Vec<i64> = (0..12)
+        .map(|n| write(&conn, &format!(r#"{{"order":{n}}}"#), 1_000 - n * 10))
+        .collect();
+    let mut oldest_first = ids.clone();
+    oldest_first.reverse();
+    let mut broker = Script::new();
+    pass(&conn, &mut broker, 5_000, 5, 6);
+    assert!(
+        broker.calls == oldest_first[..10],
+        "12 rows were due and cfg.batch_size is 10: one pass should publish the 10 oldest \
+         ({:?}), in order; yours called the broker for {:?}",
+        &oldest_first[..10],
+        broker.calls,
     );
 }

@@ -369,10 +369,6 @@ impl Db for SqliteDb {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL: a schema of its own for each check, dropped when the check ends.
 
-/// What a PostgreSQL check prints, and passes with, when no server is configured.
-pub const SKIPPED: &str = "skipped: set WORKBOOK_POSTGRES_URL to run the PostgreSQL track \
-                           (see book §18.9)";
-
 /// A PostgreSQL outbox for one check: a schema named after the check and the process.
 pub struct PostgresDb {
     url: String,
@@ -426,8 +422,7 @@ impl Drop for PostgresDb {
 }
 
 /// Runs `scenario` against a real PostgreSQL when `WORKBOOK_POSTGRES_URL` is set. Without it,
-/// only reads the learner's `PostgresStore::claim_sql()` (so an untouched exercise still fails)
-/// and passes with [`SKIPPED`].
+/// the check is skipped: it earns nothing, and never passes on the text of the SQL.
 pub fn with_postgres(check: &str, scenario: impl FnOnce(&PostgresDb)) {
     match PostgresStore::url_from_env() {
         Some(url) => scenario(&PostgresDb::new(url, check)),
@@ -442,37 +437,6 @@ pub fn skip_postgres() -> ! {
         "no PostgreSQL here: set WORKBOOK_POSTGRES_URL (e.g. \
          postgres://postgres@localhost/postgres) to run the PostgreSQL track (book §18.9)",
     )
-}
-
-/// The learner's PostgreSQL claim, lowercased with its whitespace collapsed.
-pub fn postgres_claim_sql() -> String {
-    let sql = catch(PostgresStore::claim_sql)
-        .unwrap_or_else(|message| panic!("PostgresStore::claim_sql() panicked: {message}"));
-    sql.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
-/// Without a server, the PostgreSQL checks can only read the statement: it must lock the rows it
-/// picks, skip the ones other claims hold, stop at a limit, and hand the leased rows back.
-fn postgres_claim_sql_reads_right() {
-    let sql = postgres_claim_sql();
-    let needed = [
-        ("for update skip locked", "pick rows with FOR UPDATE SKIP LOCKED"),
-        ("limit", "stop after LIMIT $4 rows"),
-        ("locked_until", "write and test the lease's locked_until"),
-        ("locked_by", "write the lease's locked_by"),
-        ("returning", "return the leased rows with RETURNING"),
-    ];
-    for (fragment, rule) in needed {
-        assert!(
-            sql.contains(fragment),
-            "{SKIPPED}; without a server this check reads PostgresStore::claim_sql(), which must \
-             {rule}, but it has no `{}`: {sql:?}",
-            fragment.to_uppercase(),
-        );
-    }
 }
 
 impl Db for PostgresDb {

@@ -1,8 +1,8 @@
 //! The checks on PostgreSQL: every scenario of `scenarios.rs` in a schema of its own, and one
 //! that only PostgreSQL needs: row locks, and claims that skip the rows others are claiming.
 //!
-//! Without `WORKBOOK_POSTGRES_URL` each check only reads `PostgresStore::claim_sql()` and passes
-//! with a note that it skipped the database.
+//! Without `WORKBOOK_POSTGRES_URL` each check is skipped (`support::skip`): it earns nothing and
+//! says how to run it.
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};

@@ -24,6 +24,12 @@ pub fn claims_only_due_rows<D: Db>(db: &D) {
         Seed::new(5, base + 4).with_status(Status::Failed),
         Seed::retry_at(6, base + 5, 1, T0 - 5 * SECOND),
         Seed::retry_at(7, base + 6, 3, T0 + MINUTE),
+        // Done rows whose schedule and old lease say "due and free": only the status tells them
+        // from row 6. A claim whose ORs lost their parentheses takes them.
+        Seed::retry_at(8, base + 5, 1, T0 - 5 * SECOND).with_status(Status::Sent),
+        Seed::retry_at(9, base + 5, 4, T0 - 5 * SECOND)
+            .with_status(Status::Failed)
+            .leased("old", T0 - SECOND),
     ]);
     let before = db.rows();
     let claimed = claim(&mut *db.main(), "a", T0, LEASE, 10);
@@ -163,18 +169,34 @@ pub fn writes_the_lease<D: Db>(db: &D) {
 
 /// Rows under a valid lease are not claimed by anyone else, up to the last millisecond.
 pub fn skips_rows_under_a_valid_lease<D: Db>(db: &D) {
-    let mut seeds = many_rows(6);
-    // Row 7: leased by a worker of an earlier run, until one millisecond after T0.
-    seeds.push(Seed::new(7, T0 - 2 * MINUTE).leased("ghost", T0 + MS));
+    let mut seeds = many_rows(8);
+    // Row 9: leased by a worker of an earlier run, until one millisecond after T0.
+    seeds.push(Seed::new(9, T0 - 2 * MINUTE).leased("ghost", T0 + MS));
     db.seed(&seeds);
     let mut store = db.main();
     let first = claim(&mut *store, "a", T0, LEASE, 3);
+    // The holder itself claims again while its lease runs: its own rows are not free either.
+    let again = claim(&mut *store, "a", T0, LEASE, 3);
+    let regained: Vec<i64> = ids_of(&again)
+        .into_iter()
+        .filter(|id| ids_of(&first).contains(id))
+        .collect();
+    assert!(
+        regained.is_empty(),
+        "worker \"a\" claimed {} at T0 with a 30 s lease, then claimed again at once and got \
+         {} back among {}: a row under a valid lease is not free, not even for its holder (a \
+         second claim would renew the lease and hand the same rows to a second batch)",
+        ids(&ids_of(&first)),
+        ids(&regained),
+        ids(&ids_of(&again)),
+    );
+    let first: Vec<OutboxRow> = first.into_iter().chain(again).collect();
     let second = claim(&mut *store, "b", T0, LEASE, 10);
     let later = claim(&mut *store, "c", T0 + LEASE - MS, LEASE, 10);
     let held: BTreeMap<i64, (&str, Millis)> = first
         .iter()
         .map(|row| (row.id, ("a", T0 + LEASE)))
-        .chain([(7, ("ghost", T0 + MS))])
+        .chain([(9, ("ghost", T0 + MS))])
         .collect();
     for (worker, now, rows) in [("b", T0, &second), ("c", T0 + LEASE - MS, &later)] {
         for row in rows.iter() {
@@ -191,7 +213,7 @@ pub fn skips_rows_under_a_valid_lease<D: Db>(db: &D) {
             }
         }
     }
-    let free: Vec<i64> = (1..=6).filter(|id| !held.contains_key(id)).collect();
+    let free: Vec<i64> = (1..=8).filter(|id| !held.contains_key(id)).collect();
     assert!(
         ids_of(&second) == free,
         "worker \"a\" claimed {} at T0; worker \"b\", claiming right after with limit 10, should \
@@ -284,13 +306,45 @@ pub fn mark_sent_requires_the_lease<D: Db>(db: &D) {
         !mark_sent(&mut *store, 999, "a", T0 + 32 * SECOND),
         "mark_sent of a row that does not exist (id 999) must return false"
     );
+    // A row given up on (failed) while "a" still held a valid lease on it: the lease alone does
+    // not make it markable; only a pending row can be sent.
+    D::seed_with(
+        &mut *store,
+        &[Seed::new(4, T0 - MINUTE)
+            .with_status(Status::Failed)
+            .leased("a", T0 + MINUTE)],
+    );
+    let revived = mark_sent(&mut *store, 4, "a", T0 + 32 * SECOND);
+    let row = row_in::<D>(&mut store, 4);
+    assert!(
+        !revived && row.status == Status::Failed && row.sent_at.is_none(),
+        "row 4 is 'failed' (given up on), though worker \"a\" still holds a valid lease on it; \
+         mark_sent(4, \"a\", T0 + 32 s) must return false and leave it failed (only a pending \
+         row can be marked sent), but it returned {revived} and the row has status '{}', \
+         sent_at {}",
+        row.status,
+        at_opt(row.sent_at),
+    );
 }
 
 /// An expired lease cannot complete, even before anyone has reclaimed the row.
 pub fn expired_lease_cannot_mark<D: Db>(db: &D) {
-    db.seed(&many_rows(2));
+    db.seed(&many_rows(4));
     let mut store = db.main();
-    claim(&mut *store, "a", T0, LEASE, 2);
+    claim(&mut *store, "a", T0, LEASE, 4);
+    // The last millisecond of the lease still belongs to its holder, for both ways out.
+    let last_ms = T0 + LEASE - MS;
+    let sent = mark_sent(&mut *store, 3, "a", last_ms);
+    let given_back = reschedule(&mut *store, 4, "a", last_ms, T0 + MINUTE, "timeout");
+    let (three, four) = (row_in::<D>(&mut store, 3), row_in::<D>(&mut store, 4));
+    assert!(
+        sent && three.status == Status::Sent && given_back && four.attempts == 1,
+        "worker \"a\"'s leases run until T0 + 30 s, so at T0 + 29.999 s they are still valid: \
+         mark_sent(3, \"a\", T0 + 29.999 s) and reschedule(4, \"a\", T0 + 29.999 s, …) must \
+         both succeed; they returned {sent} and {given_back} (row 3 '{}', row 4 attempts {})",
+        three.status,
+        four.attempts,
+    );
     let sent = mark_sent(&mut *store, 1, "a", T0 + LEASE);
     let row = row_in::<D>(&mut store, 1);
     assert!(
@@ -323,7 +377,10 @@ pub fn expired_lease_cannot_mark<D: Db>(db: &D) {
 /// `reschedule` records the failed attempt and gives the row back: no lease, due again at
 /// `next_retry_at`, and only for the lease holder.
 pub fn reschedule_gives_the_row_back<D: Db>(db: &D) {
-    db.seed(&many_rows(2));
+    // Row 1 has failed twice before: reschedule counts one more, it does not restart the count.
+    let mut seeds = many_rows(2);
+    seeds[0] = Seed::retry_at(1, T0 - MINUTE + 1, 2, T0 - SECOND);
+    db.seed(&seeds);
     let mut store = db.main();
     claim(&mut *store, "a", T0, LEASE, 2);
     let error = "503 Service Unavailable";
@@ -331,12 +388,14 @@ pub fn reschedule_gives_the_row_back<D: Db>(db: &D) {
     let row = row_in::<D>(&mut store, 1);
     assert!(
         done && row.status == Status::Pending
-            && row.attempts == 1
+            && row.attempts == 3
             && row.last_attempt_at == Some(T0 + SECOND)
+            && row.sent_at.is_none()
             && row.next_retry_at == Some(T0 + 10 * SECOND)
             && row.last_error.as_deref() == Some(error),
-        "reschedule(1, \"a\", now = T0 + 1 s, next_retry_at = T0 + 10 s, {error:?}) by the lease \
-         holder should return true and leave: pending, attempts 1, last_attempt_at T0 + 1 s, \
+        "row 1 had failed twice; reschedule(1, \"a\", now = T0 + 1 s, next_retry_at = T0 + 10 s, \
+         {error:?}) by the lease holder should return true and leave: pending, attempts 3 (one \
+         more than before), last_attempt_at T0 + 1 s, \
          next_retry_at T0 + 10 s, last_error {error:?}. It returned {done}; the row has '{}', \
          attempts {}, last_attempt_at {}, next_retry_at {}, last_error {:?}",
         row.status,

@@ -191,3 +191,33 @@ fn claim_is_atomic() {
         }
     }
 }
+
+#[test]
+fn claim_searches_the_due_range() {
+    let db = SqliteDb::in_memory();
+    db.seed(&many_rows(20));
+    let sql = catch(SqliteStore::claim_sql)
+        .unwrap_or_else(|message| panic!("SqliteStore::claim_sql() panicked: {message}"));
+    let store = db.main();
+    let steps: Vec<String> = store
+        .connection()
+        .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+        .and_then(|mut plan| {
+            plan.query_map(rusqlite::params!["p", T0 + LEASE, T0, 5], |row| row.get(3))?
+                .collect()
+        })
+        .unwrap_or_else(|error| panic!("EXPLAIN QUERY PLAN of your claim_sql() failed: {error}"));
+    let ranged = steps.iter().any(|step| {
+        step.starts_with("SEARCH outbox USING INDEX outbox_due") && step.contains('<')
+    });
+    assert!(
+        ranged,
+        "EXPLAIN QUERY PLAN of your claim, on the given schema:\n  {}\nThe claim must find the \
+         due rows as a range of the given index outbox_due, `SEARCH outbox USING INDEX \
+         outbox_due (<expr><?)`. `SCAN outbox USING INDEX outbox_due` walks every pending entry \
+         when fewer than `limit` rows are due: after an outage, every claim reads the whole \
+         backlog. Bound the index's key, COALESCE(next_retry_at, created_at) <= ?3, as chapter \
+         16's due query does (book §18.3)",
+        steps.join("\n  "),
+    );
+}

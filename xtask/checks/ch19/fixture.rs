@@ -128,8 +128,10 @@ pub fn with_rows(rows: &[Row]) -> Connection {
 /// Writes one dead letter that failed at `failed_at`.
 pub fn insert_dead_letter(conn: &Connection, id: i64, failed_at: Millis) {
     conn.execute(
-        "INSERT INTO dead_letters (id, outbox_id, reason, attempts, payload, failed_at)
-         VALUES (?1, 1000 + ?1, 'exhausted', 10, '{}', ?2)",
+        "INSERT INTO dead_letters (id, aggregate_id, event_type, payload, attempts, last_error,
+                                   reason, created_at, failed_at)
+         VALUES (?1, 'order-' || ?1, 'OrderPlaced', '{}', 10, '503 Service Unavailable',
+                 'exhausted', ?2 - 600000, ?2)",
         params![id, failed_at],
     )
     .expect("seeding a dead letter");

@@ -340,3 +340,69 @@ async fn final_answers_not_retried() {
         );
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn sleeps_follow_the_policy() {
+    // Four failures in a row, each a different retryable answer, with attempts = 4: the client
+    // sleeps policy.delay(0), delay(1), delay(2) (drawn in that order from its generator), never
+    // after the last call, and returns the last error, not the first.
+    for seed in [6u64, 7, 8] {
+        let script = Recorder::new([
+            Err(ApiError::Timeout),
+            Err(ApiError::InProgress),
+            Err(ApiError::Timeout),
+            Err(ApiError::Unavailable),
+        ]);
+        let timed = Timed::new(&script);
+        let policy = policy(4);
+        let started = Instant::now();
+        let result = charge(&timed, &policy, seed).await;
+        let total = started.elapsed();
+        let mut rng = seeded(seed);
+        let expected: Vec<Duration> = (0..3).map(|retry| policy.delay(retry, &mut rng)).collect();
+        let starts = timed.starts();
+        let gaps: Vec<Duration> = starts.windows(2).map(|pair| pair[1] - pair[0]).collect();
+        let shifted: Vec<Duration> = {
+            let mut rng = seeded(seed);
+            (1..4).map(|retry| policy.delay(retry, &mut rng)).collect()
+        };
+        // tokio's timer wakes a sleep at the next whole millisecond: a gap may exceed its
+        // delay by less than 1 ms, never fall short of it.
+        let matches = |gaps: &[Duration], delays: &[Duration]| {
+            gaps.len() == delays.len()
+                && gaps
+                    .iter()
+                    .zip(delays)
+                    .all(|(gap, delay)| gap >= delay && *gap < *delay + MS)
+        };
+        assert!(
+            matches(&gaps, &expected),
+            "with attempts = 4, base 100 ms and cap 2 s (seed {seed}), the sleeps between the 4 \
+             calls must be policy.delay(0, rng), delay(1, rng), delay(2, rng), drawn in that \
+             order from the generator you were given: {} (each rounded up to tokio's next \
+             millisecond); yours were {}{}",
+            show_all(&expected, 4),
+            show_all(&gaps, 4),
+            if matches(&gaps, &shifted) {
+                ". Yours are delay(1), delay(2), delay(3): the retry number starts at 0 for the \
+                 sleep after the first failure"
+            } else {
+                ""
+            },
+        );
+        let last_call = starts.last().copied().unwrap_or_default();
+        assert!(
+            total == last_call,
+            "the 4th call was the last allowed, so the client returns as soon as it fails, with no \
+             sleep after it: the last call started at {}, and yours returned at {}",
+            show(last_call),
+            show(total),
+        );
+        assert!(
+            result == Err(ApiError::Unavailable),
+            "after 4 failed calls (Timeout, InProgress, Timeout, Unavailable), the client returns \
+             the last error, Err(Unavailable); yours returned {}",
+            show_result(&result),
+        );
+    }
+}

@@ -62,6 +62,28 @@ async fn send(
     store.handle(key, &request, || op.run(outcome)).await
 }
 
+/// The key's first request (`ADA_10`, answered `Ok(7)` after the operation's latency) and, 10 ms
+/// into it, `second` with the same key (answered `Ok(8)` if it runs). Each answer comes with the
+/// moment it arrived.
+async fn overlapping(
+    store: &Store,
+    op: &Operation,
+    k: &IdempotencyKey,
+    second: Request,
+) -> ((Answer, Duration), (Answer, Duration)) {
+    let start = Instant::now();
+    let first = async {
+        let answer = send(store, op, k, ADA_10, Ok(7)).await;
+        (answer, start.elapsed())
+    };
+    let later = async {
+        sleep(10 * MS).await;
+        let answer = send(store, op, k, second, Ok(8)).await;
+        (answer, start.elapsed())
+    };
+    tokio::join!(first, later)
+}
+
 #[tokio::test(start_paused = true)]
 async fn first_response_replayed() {
     let (store, op, k) = (
@@ -151,17 +173,7 @@ async fn concurrent_duplicate_refused() {
         Operation::taking(100 * MS),
         key("k-race"),
     );
-    let start = Instant::now();
-    let first = async {
-        let answer = send(&store, &op, &k, ADA_10, Ok(7)).await;
-        (answer, start.elapsed())
-    };
-    let duplicate = async {
-        sleep(10 * MS).await;
-        let answer = send(&store, &op, &k, ADA_10, Ok(8)).await;
-        (answer, start.elapsed())
-    };
-    let ((first, first_at), (duplicate, duplicate_at)) = tokio::join!(first, duplicate);
+    let ((first, first_at), (duplicate, duplicate_at)) = overlapping(&store, &op, &k, ADA_10).await;
     assert!(
         op.runs() == 1,
         "a request with the same key arrived 10 ms into the first one's 100 ms execution; the \
@@ -273,5 +285,182 @@ async fn ttl_expiry() {
          different request with the same key is a new request and must run, returning \
          Ok(Ok(2)); yours returned {reused:?} (the operation ran {} time(s) in all)",
         op.runs(),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn in_progress_and_different_request() {
+    // Two rules at once: the key is in progress, and the request is a different one. The
+    // mismatch is the answer (422): the client has a bug to fix, and retrying it later would
+    // never help. The first request still completes and keeps its outcome.
+    let (store, op, k) = (
+        Store::new(DEFAULT_TTL),
+        Operation::taking(100 * MS),
+        key("k-race-mismatch"),
+    );
+    let ((first, first_at), (other, other_at)) = overlapping(&store, &op, &k, ADA_20).await;
+    assert!(
+        other == Err(IdempotencyError::KeyReusedWithDifferentRequest) && other_at == 10 * MS,
+        "a request for 2000 cents arrived 10 ms into the 100 ms execution of the key's first \
+         request, for 1000 cents. The key is in progress and the request differs: the store must \
+         answer Err(KeyReusedWithDifferentRequest) at once (a different request is refused \
+         whatever the key's state, section 20.4); yours answered {other:?} at {}",
+        show(other_at),
+    );
+    assert!(
+        first == Ok(Ok(7)) && first_at == 100 * MS && op.runs() == 1,
+        "the refusal must leave the first request alone: it should finish at 100 ms with \
+         Ok(Ok(7)), the operation having run once; yours returned {first:?} at {}, with {} \
+         run(s)",
+        show(first_at),
+        op.runs(),
+    );
+    let later = send(&store, &op, &k, ADA_10, Ok(9)).await;
+    assert!(
+        later == Ok(Ok(7)) && op.runs() == 1,
+        "after both, a retry of the 1000-cent request must get its saved Ok(Ok(7)); yours \
+         returned {later:?}",
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn ttl_boundary() {
+    // The TTL runs from the first use of the key, not from the end of its execution, and an
+    // entry is live while now − first use < ttl: at exactly ttl it is gone.
+    let ttl = 60 * SECOND;
+    let (store, op, k) = (
+        Store::new(ttl),
+        Operation::taking(10 * SECOND),
+        key("k-ttl-edge"),
+    );
+    send(&store, &op, &k, ADA_10, Ok(1)).await;
+    // 10 s have passed (the execution). Move to 1 ms before the key's end, then exactly to it.
+    tokio::time::advance(ttl - 10 * SECOND - MS).await;
+    let before = send(&store, &op, &k, ADA_10, Ok(2)).await;
+    assert!(
+        before == Ok(Ok(1)) && op.runs() == 1,
+        "with a TTL of 60 s, 59.999 s after the key's first use a retry must still get the saved \
+         Ok(Ok(1)); yours returned {before:?} (the operation ran {} time(s))",
+        op.runs(),
+    );
+    tokio::time::advance(MS).await;
+    let at = send(&store, &op, &k, ADA_10, Ok(3)).await;
+    assert!(
+        at == Ok(Ok(3)) && op.runs() == 2,
+        "with a TTL of 60 s, exactly 60 s after the key's first use (its first request took \
+         10 s to execute) the key has expired: a key is remembered while now − first use < \
+         ttl, counted from when the first request arrived, not from when it completed. The \
+         store must run the operation again and return Ok(Ok(3)); yours returned {at:?} (the \
+         operation ran {} time(s) in all)",
+        op.runs(),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropped_execution_keeps_the_key() {
+    // The server stops in the middle of an execution: the future returned by `handle` is
+    // dropped. The key must stay in progress (a retry might otherwise charge twice), until it
+    // expires; then it is new again.
+    let ttl = 60 * SECOND;
+    let (store, op, k) = (
+        Store::new(ttl),
+        Operation::taking(10 * SECOND),
+        key("k-dropped"),
+    );
+    let cut = tokio::time::timeout(10 * MS, send(&store, &op, &k, ADA_10, Ok(1))).await;
+    assert!(
+        cut.is_err() && op.runs() == 1,
+        "the first request's execution (10 s) should still be running when it is dropped at \
+         10 ms; yours finished with {cut:?} after {} run(s)",
+        op.runs(),
+    );
+    let retry = send(&store, &op, &k, ADA_10, Ok(2)).await;
+    assert!(
+        retry == Err(IdempotencyError::InProgress) && op.runs() == 1,
+        "the execution of the key's first request was dropped midway (the server stopped), so \
+         nobody knows whether the charge happened: a retry must get Err(InProgress) and run \
+         nothing, until the key expires (section 20.6). Yours returned {retry:?}, and the \
+         operation has run {} time(s)",
+        op.runs(),
+    );
+    tokio::time::advance(ttl).await;
+    let later = send(&store, &op, &k, ADA_10, Ok(3)).await;
+    assert!(
+        later == Ok(Ok(3)) && op.runs() == 2,
+        "a key stuck in progress expires like any other: {} after its first use, the retry must \
+         run the operation and return Ok(Ok(3)); yours returned {later:?} (the operation ran \
+         {} time(s) in all)",
+        show(ttl + 10 * MS),
+        op.runs(),
+    );
+}
+
+#[test]
+fn duplicates_from_many_threads() {
+    // Eight threads, each with a runtime of its own, send the same request with one key at the
+    // same moment (a barrier releases them together), 150 times with a fresh key each round.
+    // Exactly one of the eight may execute per key. A store that looks the key up under the
+    // lock and reserves it under a second one lets two threads through that gap. How likely it
+    // is caught depends on the gap: with a few microseconds of work in it (a log line, a yield)
+    // this check catches it in every run measured (20 of 20); with nothing in it, the gap is a
+    // few nanoseconds and it slips through (0 of 20). The single-threaded checks cannot see it
+    // at all.
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::{Arc, Barrier};
+
+    const THREADS: usize = 8;
+    const ROUNDS: u32 = 150;
+    let store = Arc::new(Store::new(DEFAULT_TTL));
+    let executions: Arc<Vec<AtomicU32>> = Arc::new((0..ROUNDS).map(|_| AtomicU32::new(0)).collect());
+    let barrier = Arc::new(Barrier::new(THREADS));
+    let workers: Vec<_> = (0..THREADS)
+        .map(|_| {
+            let (store, executions, barrier) =
+                (Arc::clone(&store), Arc::clone(&executions), Arc::clone(&barrier));
+            std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_time()
+                    .build()
+                    .expect("a runtime for the thread");
+                for round in 0..ROUNDS {
+                    let k = key(&format!("k-thread-{round}"));
+                    barrier.wait();
+                    let counter = &executions[round as usize];
+                    let _ = runtime.block_on(store.handle(&k, &ADA_10, || async {
+                        counter.fetch_add(1, Ordering::SeqCst);
+                        std::thread::yield_now();
+                        Ok::<u32, String>(round)
+                    }));
+                }
+            })
+        })
+        .collect();
+    let mut panics = Vec::new();
+    for worker in workers {
+        if let Err(payload) = worker.join() {
+            panics.push(crate::support::panic_text(payload.as_ref()));
+        }
+    }
+    assert!(
+        panics.is_empty(),
+        "handle panicked on a thread: {}",
+        panics.join("; ")
+    );
+    let doubled: Vec<(u32, u32)> = executions
+        .iter()
+        .enumerate()
+        .map(|(round, count)| (round as u32, count.load(Ordering::SeqCst)))
+        .filter(|&(_, count)| count != 1)
+        .collect();
+    assert!(
+        doubled.is_empty(),
+        "{THREADS} threads sent the same request with one key at the same moment, {ROUNDS} \
+         times with a fresh key each time; exactly one execution per key is allowed, but {} \
+         key(s) executed another number of times, e.g. round {} executed {} time(s). The lookup \
+         and the reservation must be one critical section: look the key up and insert the \
+         in-progress entry under the same lock guard",
+        doubled.len(),
+        doubled[0].0,
+        doubled[0].1,
     );
 }

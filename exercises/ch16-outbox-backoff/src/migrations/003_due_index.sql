@@ -2,5 +2,6 @@
 --
 -- TODO: write one CREATE INDEX statement on the outbox table, so that
 --   EXPLAIN QUERY PLAN <your DUE_QUERY>
--- reads the pending rows through this index, with no full `SCAN outbox` and no
--- `USE TEMP B-TREE FOR ORDER BY`. The book (section 16.6) shows how to read a plan.
+-- finds the due rows as a range of this index (`SEARCH outbox USING INDEX …`), with no
+-- full `SCAN outbox` and no `USE TEMP B-TREE FOR ORDER BY`. The book (section 16.6) shows
+-- how to read a plan.

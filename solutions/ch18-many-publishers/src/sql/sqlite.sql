@@ -22,8 +22,9 @@ CREATE TABLE IF NOT EXISTS outbox (
     locked_until    INTEGER
 );
 
--- Serves the claim: the pending rows in the order they are due. The lease condition is checked
--- on the rows the index yields; a row under lease is skipped, not waited for.
+-- Serves the claim: the pending rows in the order they are due, and, when the claim bounds the
+-- key (COALESCE(next_retry_at, created_at) <= now), only the due ones: a range SEARCH. The lease
+-- condition is checked on the rows the index yields; a row under lease is skipped, not waited for.
 CREATE INDEX IF NOT EXISTS outbox_due
     ON outbox (COALESCE(next_retry_at, created_at), created_at, id)
     WHERE status = 'pending';
