@@ -335,6 +335,7 @@ mod tests {
             passed: false,
             skipped: 1,
             compile_ms: 400,
+            build_reused: false,
             run_ms: 90,
             start_here: None,
             available_tests: Vec::new(),

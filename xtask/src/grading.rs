@@ -70,6 +70,9 @@ pub struct Grader<'a> {
     pub checks_dir: Option<PathBuf>,
     /// Colour in compiler messages, and cargo's progress while the checks compile.
     pub build: BuildOptions,
+    /// Run the graded crate's visible tests beside the hidden checks (they earn nothing; a
+    /// mutant's are of no interest to `verify`).
+    pub visible_tests: bool,
 }
 
 impl<'a> Grader<'a> {
@@ -79,6 +82,7 @@ impl<'a> Grader<'a> {
             workbook,
             checks_dir: None,
             build: BuildOptions::default(),
+            visible_tests: true,
         }
     }
 
@@ -105,6 +109,7 @@ impl<'a> Grader<'a> {
             rubric: &rubric,
             graded: &graded,
             build: self.build,
+            visible_tests: self.visible_tests,
         };
         match &rubric.learner_tests {
             Some(spec) => crate::suites::grade(&request, spec),
@@ -120,6 +125,7 @@ pub struct Request<'a> {
     pub rubric: &'a Rubric,
     pub graded: &'a Graded,
     pub build: BuildOptions,
+    pub visible_tests: bool,
 }
 
 /// The result of grading one chapter.
@@ -145,6 +151,9 @@ pub struct Report {
     /// Checks that could not run here (they earn nothing); each result says how to run it.
     pub skipped: usize,
     pub compile_ms: u64,
+    /// True when nothing the checks are built from had changed since the last build, so its
+    /// binary ran without asking cargo.
+    pub build_reused: bool,
     pub run_ms: u64,
     /// Where the learner should look first, when something failed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -246,6 +255,7 @@ impl Report {
             passed: false,
             skipped: 0,
             compile_ms: 0,
+            build_reused: false,
             run_ms: 0,
             start_here: None,
             available_tests: Vec::new(),
@@ -295,10 +305,14 @@ fn grade_checks(request: &Request) -> Result<Report> {
         rubric,
         graded,
         build,
+        visible_tests,
     } = *request;
     let harness_dir = harness::prepare(workbook, chapter, rubric, graded)?;
     let mut report = Report::start(workbook, chapter, rubric, graded);
-    let built = match harness::build(workbook, &harness_dir, graded, build)? {
+    let mut compiled_sources = rubric.dirs();
+    compiled_sources.push(workbook.support_file());
+    compiled_sources.push(graded.visible_tests.clone());
+    let built = match harness::build(workbook, &harness_dir, graded, &compiled_sources, build)? {
         harness::BuildOutcome::Built(built) => built,
         harness::BuildOutcome::Failed(failure) => {
             report.start_here = failure.first_location();
@@ -308,8 +322,9 @@ fn grade_checks(request: &Request) -> Result<Report> {
     };
     report.compiled = true;
     report.compile_ms = built.compile_time.as_millis() as u64;
+    report.build_reused = built.reused;
 
-    let available = runner::list_tests(&built.test_binary)?;
+    let available = built.tests;
     let mut plan: Vec<Planned> = rubric
         .checks
         .iter()
@@ -326,7 +341,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
     plan.extend(
         available
             .iter()
-            .filter(|name| name.starts_with(&visible_prefix))
+            .filter(|name| visible_tests && name.starts_with(&visible_prefix))
             .map(|name| Planned {
                 name: name.clone(),
                 limits: Limits {
@@ -345,6 +360,14 @@ fn grade_checks(request: &Request) -> Result<Report> {
         .join(std::process::id().to_string());
     let started = Instant::now();
     let parallel = std::thread::available_parallelism().map_or(2, usize::from);
+    // The run of all tests together ends after the longest time one hidden check may take (the
+    // visible tests' generous 10 s would make every hang cost 10 s before its own run).
+    let together_wall = rubric
+        .checks
+        .iter()
+        .map(|check| Duration::from_millis(check.timeout_ms))
+        .max()
+        .unwrap_or(Duration::from_secs(10));
     let runs = runner::run_all(
         &built.test_binary,
         &plan,
@@ -352,6 +375,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
         &scratch,
         &sources(workbook, rubric),
         parallel,
+        together_wall,
     )?;
     report.run_ms = started.elapsed().as_millis() as u64;
     // The checks are done with their folders; a failure to clean up only costs disk space.

@@ -8,6 +8,7 @@ mod class;
 mod commands;
 mod cross;
 mod formats;
+mod freshness;
 mod grading;
 mod harness;
 mod manifest_toml;

@@ -123,6 +123,10 @@ pub const SKIP_MARKER: &str = "workbook-skip: ";
 /// All tests first run together in one process, which is fast; every test that did not pass
 /// there (failed, hung, crashed, skipped, or never reported) then runs alone in its own process,
 /// `parallel` at a time, so that its outcome and message are its own.
+///
+/// The run together stops after `together_wall` (at most 10 s): it only decides which tests
+/// need a run of their own, so a short limit changes no outcome, and a hung test costs that
+/// limit, not the longest limit of any test, before it runs alone under its own.
 pub fn run_all(
     binary: &Path,
     plan: &[Planned],
@@ -130,9 +134,10 @@ pub fn run_all(
     scratch: &Path,
     sources: &Sources,
     parallel: usize,
+    together_wall: Duration,
 ) -> Result<Vec<TestRun>> {
     std::fs::create_dir_all(scratch).with_context(|| format!("creating {}", scratch.display()))?;
-    let passed_together = run_together(binary, plan, scratch, parallel)?;
+    let passed_together = run_together(binary, plan, scratch, parallel, together_wall)?;
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<TestRun>>>> =
         Mutex::new(plan.iter().map(|_| None).collect());
@@ -183,14 +188,10 @@ fn run_together(
     plan: &[Planned],
     scratch: &Path,
     parallel: usize,
+    wall: Duration,
 ) -> Result<HashMap<String, (Duration, u64)>> {
     let limits = Limits {
-        wall: plan
-            .iter()
-            .map(|p| p.limits.wall)
-            .max()
-            .unwrap_or_default()
-            .min(Duration::from_secs(10)),
+        wall: wall.min(Duration::from_secs(10)),
         memory_bytes: plan
             .iter()
             .map(|p| p.limits.memory_bytes)

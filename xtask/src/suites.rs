@@ -43,6 +43,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         rubric,
         graded,
         build,
+        ..
     } = *request;
     let mut report = Report::start(workbook, chapter, rubric, graded);
     // The code under test always comes from the shipped exercise, as its record says, even when

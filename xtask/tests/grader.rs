@@ -260,3 +260,63 @@ fn the_solution_command_shows_the_files_the_learner_writes() {
         "given files are the learner's already:\n{text}"
     );
 }
+
+/// A copy of the ch08 solution under target/, where its manifest still finds the workspace.
+fn solution_copy(name: &str) -> PathBuf {
+    let dir = root()
+        .join("target/grader-tests")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let solution = root().join("solutions/ch08-full-jitter");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    for file in ["Cargo.toml", "src/lib.rs", "src/stubs.rs"] {
+        std::fs::copy(solution.join(file), dir.join(file)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn an_unchanged_crate_reuses_its_build_and_an_edit_never_does() {
+    let state = temp_dir("reuse");
+    let copy = solution_copy("reuse");
+    let check = || {
+        let output = xtask(
+            &[
+                "check",
+                "ch08",
+                "--format",
+                "json",
+                "--path",
+                copy.to_str().unwrap(),
+            ],
+            &state,
+        );
+        let report: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stderr)));
+        (report["passed"] == true, report["build_reused"] == true)
+    };
+    assert_eq!(check(), (true, false), "the first check builds");
+    assert_eq!(
+        check(),
+        (true, true),
+        "nothing changed: the build is reused"
+    );
+    let lib = copy.join("src/lib.rs");
+    let correct = std::fs::read_to_string(&lib).unwrap();
+    let halved = correct.replacen(
+        "rng.random_range(Duration::ZERO..=ceiling)",
+        "rng.random_range(Duration::ZERO..=ceiling / 2)",
+        1,
+    );
+    assert_ne!(halved, correct, "the edit applies");
+    std::fs::write(&lib, &halved).unwrap();
+    assert_eq!(check(), (false, false), "an edit is compiled and graded");
+    std::fs::write(&lib, &correct).unwrap();
+    assert_eq!(
+        check(),
+        (true, false),
+        "going back to an earlier text is an edit too"
+    );
+    assert_eq!(check(), (true, true));
+    let _ = std::fs::remove_dir_all(&copy);
+}

@@ -60,6 +60,7 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
         chapters: Vec::new(),
         no_mutants: false,
         shipped_only: false,
+        jobs: None,
     })? == ExitCode::SUCCESS;
     steps.push(("verify", verified));
 

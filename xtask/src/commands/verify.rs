@@ -32,40 +32,113 @@ pub struct VerifyArgs {
     /// exercise changed or a merge; nothing is graded.
     #[arg(long, conflicts_with = "no_mutants")]
     pub shipped_only: bool,
+    /// How many chapters to verify at once (default: the number of cores). More hides more of
+    /// the time spent waiting on checks' time limits, but a loaded machine makes a slow check
+    /// look hung: keep it near the number of cores.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// Words every chapter page has in a `##` heading: the standard shape of a page.
 const PAGE_SECTIONS: &[&str] = &["goals", "exercise", "pitfalls", "checklist", "references"];
 
-/// Problems found so far, printed as they come.
+/// Problems found so far, printed as they come (or sent to the thread that prints every step's
+/// lines in order, when steps run side by side).
 #[derive(Default)]
 pub struct Findings {
     pub problems: Vec<String>,
     pub passed: usize,
     /// What could not be proven here because a check was skipped (no database, say).
     pub unproven: Vec<String>,
+    /// Where lines go when they are not printed here: the step's index, and the printer.
+    sent: Option<(usize, std::sync::mpsc::Sender<Message>)>,
+    /// Gradings done, and the time they spent compiling and running checks.
+    pub graded: Spent,
+}
+
+/// Where a verify's gradings spent their time.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Spent {
+    pub gradings: usize,
+    pub reused_builds: usize,
+    pub compile: Duration,
+    pub run: Duration,
+}
+
+impl Spent {
+    fn add(&mut self, report: &Report) {
+        self.gradings += 1;
+        self.reused_builds += usize::from(report.build_reused);
+        self.compile += Duration::from_millis(report.compile_ms);
+        self.run += Duration::from_millis(report.run_ms);
+    }
+
+    fn absorb(&mut self, other: Spent) {
+        self.gradings += other.gradings;
+        self.reused_builds += other.reused_builds;
+        self.compile += other.compile;
+        self.run += other.run;
+    }
+
+    /// `N gradings: compiling X s, checks Y s`.
+    fn summary(&self) -> String {
+        format!(
+            "{} gradings ({} without cargo): compiling {:.1} s, running checks {:.1} s",
+            self.gradings,
+            self.reused_builds,
+            self.compile.as_secs_f64(),
+            self.run.as_secs_f64()
+        )
+    }
 }
 
 impl Findings {
+    /// Findings of step `index`, whose lines go to `printer`.
+    fn sent(index: usize, printer: std::sync::mpsc::Sender<Message>) -> Self {
+        Self {
+            sent: Some((index, printer)),
+            ..Self::default()
+        }
+    }
+
+    /// Prints a line now, or sends it to the printer.
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        match &self.sent {
+            Some((index, printer)) => {
+                // The printer outlives every step; a send can fail only once it is gone.
+                let _ = printer.send(Message::Line(*index, text.as_ref().to_owned()));
+            }
+            None => println!("{}", text.as_ref()),
+        }
+    }
+
+    /// Adds another set of findings (their lines already shown).
+    fn absorb(&mut self, other: Findings) {
+        self.problems.extend(other.problems);
+        self.passed += other.passed;
+        self.unproven.extend(other.unproven);
+        self.graded.absorb(other.graded);
+    }
+
     pub fn ok(&mut self, what: impl AsRef<str>) {
         self.passed += 1;
-        println!("  ok    {}", what.as_ref());
+        self.line(format!("  ok    {}", what.as_ref()));
     }
 
     pub fn fail(&mut self, what: impl Into<String>) {
         let what = what.into();
-        println!("  FAIL  {what}");
+        self.line(format!("  FAIL  {what}"));
         self.problems.push(what);
     }
 
     /// Something worth a look that is not a failure.
     pub fn note(&mut self, what: impl AsRef<str>) {
-        println!("  note  {}", what.as_ref());
+        self.line(format!("  note  {}", what.as_ref()));
     }
 
     pub fn unproven(&mut self, what: impl Into<String>) {
         let what = what.into();
-        println!("  SKIP  {what}");
+        self.line(format!("  SKIP  {what}"));
         self.unproven.push(what);
     }
 
@@ -99,24 +172,53 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
             ExitCode::FAILURE
         });
     }
+    // The steps, in the order their findings are shown; they run side by side.
+    let mut steps: Vec<Step> = Vec::new();
     if args.chapters.is_empty() {
-        println!("the workbook");
-        verify_layout(&workbook, &mut findings)?;
-        findings.require(
-            crate::commands::figures::figures(&workbook, true)?,
-            "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
-        );
-        findings.require(
-            crate::commands::book::builds(&workbook)?,
-            "the book builds (mdbook build book)",
-        );
+        steps.push(Box::new(|workbook: &Workbook, findings: &mut Findings| {
+            findings.line("the workbook");
+            verify_layout(workbook, findings)?;
+            findings.require(
+                crate::commands::figures::figures(workbook, true)?,
+                "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
+            );
+            findings.require(
+                crate::commands::book::builds(workbook)?,
+                "the book builds (mdbook build book)",
+            );
+            Ok(())
+        }));
     }
     for chapter in &chapters {
-        verify_chapter(&workbook, chapter, !args.no_mutants, &mut findings)?;
+        let with_mutants = !args.no_mutants;
+        steps.push(Box::new(
+            move |workbook: &Workbook, findings: &mut Findings| {
+                let started = Instant::now();
+                verify_chapter(workbook, chapter, with_mutants, findings)?;
+                findings.line(format!(
+                    "  ({} took {:.1} s; {})",
+                    chapter.id,
+                    started.elapsed().as_secs_f64(),
+                    findings.graded.summary()
+                ));
+                Ok(())
+            },
+        ));
     }
-    println!("lint");
-    lint_solutions(&workbook, &chapters, &mut findings)?;
-    println!("\nverify took {:.1} s", started.elapsed().as_secs_f64());
+    let linted = chapters.clone();
+    steps.push(Box::new(
+        move |workbook: &Workbook, findings: &mut Findings| {
+            findings.line("lint");
+            lint_solutions(workbook, &linted, findings)
+        },
+    ));
+    let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
+    run_steps(&workbook, steps, jobs, &mut findings)?;
+    println!(
+        "\nverify took {:.1} s ({jobs} at a time; {})",
+        started.elapsed().as_secs_f64(),
+        findings.graded.summary()
+    );
     if !findings.unproven.is_empty() {
         println!(
             "not proven here, because checks were skipped ({}):",
@@ -142,6 +244,95 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     }
 }
 
+/// One part of a verify whose findings are shown together.
+type Step<'a> = Box<dyn FnOnce(&Workbook, &mut Findings) -> Result<()> + Send + 'a>;
+
+/// The number of cores: while one chapter waits on cargo's lock on the target folder or on a
+/// check's time limit, another runs its checks or compiles.
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, usize::from)
+}
+
+/// Runs the steps, `jobs` at a time, and prints each one's findings in order as soon as it and
+/// every step before it are done. Builds still take turns (cargo locks the target folder); the
+/// gain is running one chapter's checks while another compiles. Each chapter keeps its own
+/// harness and mutant folders, so chapters never share a file.
+fn run_steps(
+    workbook: &Workbook,
+    steps: Vec<Step>,
+    jobs: usize,
+    findings: &mut Findings,
+) -> Result<()> {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+    use std::sync::mpsc;
+    if jobs == 1 {
+        for step in steps {
+            step(workbook, findings)?;
+        }
+        return Ok(());
+    }
+    let count = steps.len();
+    let queue = Mutex::new(steps.into_iter().enumerate());
+    let (printer, messages) = mpsc::channel::<Message>();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(count) {
+            let printer = printer.clone();
+            let queue = &queue;
+            scope.spawn(move || {
+                loop {
+                    let next = queue.lock().expect("a verify worker panicked").next();
+                    let Some((index, step)) = next else { break };
+                    let mut step_findings = Findings::sent(index, printer.clone());
+                    let result = step(workbook, &mut step_findings);
+                    step_findings.sent = None;
+                    if printer
+                        .send(Message::Done(index, step_findings, result))
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(printer);
+        // The lines of the first unfinished step are printed as they come; later steps' lines
+        // wait until every step before them is done.
+        let mut waiting: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        let mut done = BTreeMap::new();
+        let mut shown = 0;
+        let mut first_error = None;
+        for message in messages {
+            match message {
+                Message::Line(index, line) if index == shown => println!("{line}"),
+                Message::Line(index, line) => waiting.entry(index).or_default().push(line),
+                Message::Done(index, step_findings, result) => {
+                    done.insert(index, (step_findings, result));
+                }
+            }
+            while let Some((step_findings, result)) = done.remove(&shown) {
+                findings.absorb(step_findings);
+                if let Err(error) = result {
+                    first_error.get_or_insert(error);
+                }
+                shown += 1;
+                for line in waiting.remove(&shown).unwrap_or_default() {
+                    println!("{line}");
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    })
+}
+
+/// What a step running beside others tells the printer.
+pub enum Message {
+    /// A line of step `index`.
+    Line(usize, String),
+    /// Step `index` is done: its findings (lines already sent) and how it ended.
+    Done(usize, Findings, Result<()>),
+}
+
 /// Checks one chapter completely.
 pub fn verify_chapter(
     workbook: &Workbook,
@@ -149,7 +340,7 @@ pub fn verify_chapter(
     with_mutants: bool,
     findings: &mut Findings,
 ) -> Result<()> {
-    println!("{chapter}");
+    findings.line(chapter.to_string());
     let rubric = match Rubric::for_chapter(workbook, chapter, None) {
         Ok(rubric) => rubric,
         Err(error) => {
@@ -162,9 +353,11 @@ pub fn verify_chapter(
 
     let grader = Grader::new(workbook);
     let exercise = grader.grade(chapter, &Target::Exercise)?;
+    findings.graded.add(&exercise);
     verify_exercise_fails(chapter, &exercise, findings);
 
     let solution = grader.grade(chapter, &Target::Solution)?;
+    findings.graded.add(&solution);
     verify_solution_passes(chapter, &rubric, &solution, findings);
 
     if rubric.learner_tests.is_some() {
@@ -505,6 +698,12 @@ fn verify_mutants(
     findings: &mut Findings,
 ) -> Result<()> {
     let workbook = grader.workbook;
+    // Only hidden checks reject a mutant: its run of the exercise's visible tests would tell
+    // nothing, and a hung mutant would wait out their 10 s limits.
+    let grader = &Grader {
+        visible_tests: false,
+        ..Grader::new(workbook)
+    };
     let id = &chapter.id;
     let all = match mutants::load_all(&workbook.mutants_dir(chapter)) {
         Ok(all) => all,
@@ -530,7 +729,10 @@ fn verify_mutants(
             continue;
         }
         let report = match grader.grade(chapter, &Target::Mutant(mutant.name.clone())) {
-            Ok(report) => report,
+            Ok(report) => {
+                findings.graded.add(&report);
+                report
+            }
             Err(error) => {
                 findings.fail(format!("{id}: mutant {}: {error:#}", mutant.name));
                 continue;

@@ -1,0 +1,392 @@
+//! Whether a harness must be handed to cargo at all. After a build, a stamp beside the harness
+//! records everything its test binary was built from: the text of every file rustc read for the
+//! local crates (their dep-info), every manifest and cargo configuration that could change a
+//! build, the environment cargo and rustc read, the toolchain's binaries, and the binary itself.
+//! When all of that is byte-for-byte the same, the binary is the one cargo would build, and the
+//! grader runs it without asking cargo (a no-op cargo costs about 25 ms of CPU and two
+//! processes). Anything it cannot vouch for (no absolute `CARGO`, a build script, a file rustc
+//! read that the record does not hold) means no stamp, and cargo runs as before.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use anyhow::{Context, Result};
+
+/// The stamp's file name inside the harness folder.
+const STAMP: &str = "build.stamp";
+
+/// The first line of a stamp; it changes when the layout does.
+const HEADER: &str = "workbook-harness-stamp v1";
+
+/// Ends the stamp's header lines; the recorded inputs follow, byte for byte.
+const INPUTS_MARK: &str = "--inputs--";
+
+/// The inputs of one build, read before cargo starts.
+#[derive(Debug)]
+pub struct Inputs {
+    /// Every file read, with its text (or its absence).
+    files: BTreeSet<PathBuf>,
+    env_names: BTreeSet<String>,
+    record: Vec<u8>,
+}
+
+/// What a build produced that the next grading may reuse.
+#[derive(Debug, Clone)]
+pub struct Reusable {
+    pub test_binary: PathBuf,
+    pub tests: Vec<String>,
+}
+
+/// A stamp as read back.
+struct Stamp {
+    binary: PathBuf,
+    binary_identity: String,
+    tests: Vec<String>,
+    /// Files and variables the last build depended on, to read again next time.
+    files: Vec<PathBuf>,
+    env_names: Vec<String>,
+    record: Vec<u8>,
+}
+
+/// What cargo reported about the local crates it built (or found fresh).
+#[derive(Debug, Default)]
+pub struct LocalUnits {
+    /// Dep-info files (`.d`) of the local crates' artifacts, each with the folder its relative
+    /// paths start from (where cargo ran rustc).
+    dep_info: Vec<(PathBuf, PathBuf)>,
+    /// Manifests of the local packages.
+    manifests: Vec<PathBuf>,
+    /// True when something cannot be followed: a build script, an artifact without dep-info.
+    unfollowable: bool,
+}
+
+impl LocalUnits {
+    /// One `compiler-artifact` of a local package, built in the workspace at `workspace_dir`.
+    pub fn add(
+        &mut self,
+        manifest: Option<&Path>,
+        kinds: &[String],
+        filenames: &[PathBuf],
+        workspace_dir: &Path,
+    ) {
+        if kinds.iter().any(|kind| kind == "custom-build") {
+            self.unfollowable = true;
+        }
+        match manifest {
+            Some(manifest) => self.manifests.push(manifest.to_path_buf()),
+            None => self.unfollowable = true,
+        }
+        match filenames.first().and_then(|file| dep_info_of(file)) {
+            Some(dep_info) => self.dep_info.push((dep_info, workspace_dir.to_path_buf())),
+            None => self.unfollowable = true,
+        }
+    }
+}
+
+/// The dep-info file rustc wrote beside an artifact: `deps/libname-hash.rlib` and
+/// `deps/name-hash(.exe)` both have `deps/name-hash.d`.
+fn dep_info_of(artifact: &Path) -> Option<PathBuf> {
+    let dir = artifact.parent()?;
+    let stem = artifact.file_stem()?.to_str()?;
+    [Some(stem), stem.strip_prefix("lib")]
+        .into_iter()
+        .flatten()
+        .map(|stem| dir.join(format!("{stem}.d")))
+        .find(|candidate| candidate.is_file())
+}
+
+/// The test binary of the last build when nothing it was built from has changed since.
+pub fn reusable(harness_dir: &Path, inputs: &Inputs) -> Option<Reusable> {
+    let stamp = read_stamp(harness_dir)?;
+    if stamp.record != inputs.record || binary_identity(&stamp.binary)? != stamp.binary_identity {
+        return None;
+    }
+    Some(Reusable {
+        test_binary: stamp.binary,
+        tests: stamp.tests,
+    })
+}
+
+/// Reads the inputs of a build of the harness at `harness_dir` grading the crate at
+/// `graded_dir`, before cargo runs. `sources` are the folders and files the harness compiles
+/// (checks, support, visible tests). None when the toolchain cannot be pinned down.
+pub fn inputs(harness_dir: &Path, graded_dir: &Path, sources: &[PathBuf]) -> Option<Inputs> {
+    let cargo = PathBuf::from(std::env::var_os("CARGO")?);
+    if !cargo.is_absolute() {
+        return None;
+    }
+    let previous = read_stamp(harness_dir);
+    let mut files = BTreeSet::new();
+    // The harness's Cargo.lock is cargo's trimmed copy of the workspace's, which
+    // `Cargo.lock.source` holds as it was copied: that is the input.
+    for file in ["Cargo.toml", "Cargo.lock.source", "checks.rs"] {
+        files.insert(harness_dir.join(file));
+    }
+    let mut pending: Vec<PathBuf> = sources.to_vec();
+    pending.push(graded_dir.to_path_buf());
+    while let Some(path) = pending.pop() {
+        if path.is_dir() {
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                for entry in entries.flatten() {
+                    let name = entry.file_name();
+                    if name != "target" && name != ".git" {
+                        pending.push(entry.path());
+                    }
+                }
+            }
+        } else {
+            files.insert(path);
+        }
+    }
+    // Manifests and cargo configuration above the graded crate, the harness and the current
+    // folder: workspace inheritance, profiles, `[build]` flags, `[env]`.
+    let cwd = std::env::current_dir().ok();
+    for start in [Some(graded_dir), Some(harness_dir), cwd.as_deref()]
+        .into_iter()
+        .flatten()
+    {
+        for dir in start.ancestors() {
+            files.insert(dir.join("Cargo.toml"));
+            files.insert(dir.join(".cargo/config.toml"));
+            files.insert(dir.join(".cargo/config"));
+        }
+    }
+    if let Some(home) = std::env::var_os("CARGO_HOME") {
+        let home = PathBuf::from(home);
+        files.insert(home.join("config.toml"));
+        files.insert(home.join("config"));
+    }
+    if let Some(previous) = &previous {
+        files.extend(previous.files.iter().cloned());
+    }
+    let mut env_names: BTreeSet<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| name.starts_with("CARGO") || name.starts_with("RUST") || name == "PATH")
+        .collect();
+    if let Some(previous) = &previous {
+        env_names.extend(previous.env_names.iter().cloned());
+    }
+
+    let mut record = Vec::new();
+    let toolchain_dir = cargo.parent().map(Path::to_path_buf).unwrap_or_default();
+    for binary in [cargo.clone(), toolchain_dir.join("rustc")] {
+        record.extend_from_slice(
+            format!(
+                "toolchain {} {}\n",
+                binary.display(),
+                binary_identity(&binary).unwrap_or_default()
+            )
+            .as_bytes(),
+        );
+    }
+    for name in &env_names {
+        let value = std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+        record.extend_from_slice(format!("env {name}={value:?}\n").as_bytes());
+    }
+    for file in &files {
+        match std::fs::read(file) {
+            Ok(bytes) => {
+                record.extend_from_slice(
+                    format!("file {} {}\n", file.display(), bytes.len()).as_bytes(),
+                );
+                record.extend_from_slice(&bytes);
+                record.push(b'\n');
+            }
+            Err(_) => {
+                record.extend_from_slice(format!("absent {}\n", file.display()).as_bytes());
+            }
+        }
+    }
+    Some(Inputs {
+        files,
+        env_names,
+        record,
+    })
+}
+
+/// Removes the stamp: the binary is about to change.
+pub fn forget(harness_dir: &Path) {
+    let _ = std::fs::remove_file(harness_dir.join(STAMP));
+}
+
+/// Records a successful build made from `inputs`, when the record covers everything rustc
+/// read for the local crates (as their dep-info lists it).
+pub fn record(
+    harness_dir: &Path,
+    inputs: &Inputs,
+    units: &LocalUnits,
+    test_binary: &Path,
+    tests: &[String],
+) -> Result<()> {
+    if units.unfollowable {
+        return Ok(());
+    }
+    let mut needed_files = BTreeSet::new();
+    let mut needed_env = BTreeSet::new();
+    for (dep_info, base) in &units.dep_info {
+        let Ok(text) = std::fs::read_to_string(dep_info) else {
+            return Ok(());
+        };
+        let (files, env) = parse_dep_info(&text);
+        needed_files.extend(files.into_iter().map(|file| base.join(file)));
+        needed_env.extend(env);
+    }
+    for manifest in &units.manifests {
+        needed_files.extend(
+            manifest
+                .ancestors()
+                .skip(1)
+                .map(|dir| dir.join("Cargo.toml")),
+        );
+    }
+    let covered = needed_files.iter().all(|file| inputs.files.contains(file))
+        && needed_env
+            .iter()
+            .all(|name| inputs.env_names.contains(name));
+    let Some(identity) = binary_identity(test_binary) else {
+        return Ok(());
+    };
+    if !covered {
+        return Ok(());
+    }
+    let mut stamp = Vec::new();
+    let header = format!(
+        "{HEADER}\nbinary {}\nidentity {identity}\ntests {}\nfiles {}\nenv {}\n{INPUTS_MARK}\n",
+        test_binary.display(),
+        tests.join("\t"),
+        needed_files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join("\t"),
+        needed_env.iter().cloned().collect::<Vec<_>>().join("\t"),
+    );
+    stamp.extend_from_slice(header.as_bytes());
+    stamp.extend_from_slice(&inputs.record);
+    // Written whole, then renamed, so a reader never sees half a stamp.
+    let temporary = harness_dir.join(format!("{STAMP}.{}", std::process::id()));
+    std::fs::write(&temporary, &stamp)
+        .with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, harness_dir.join(STAMP))
+        .with_context(|| format!("writing the stamp in {}", harness_dir.display()))?;
+    Ok(())
+}
+
+fn read_stamp(harness_dir: &Path) -> Option<Stamp> {
+    let bytes = std::fs::read(harness_dir.join(STAMP)).ok()?;
+    let mark = format!("\n{INPUTS_MARK}\n");
+    let split = bytes
+        .windows(mark.len())
+        .position(|window| window == mark.as_bytes())?;
+    let header = std::str::from_utf8(&bytes[..split]).ok()?;
+    let record = bytes[split + mark.len()..].to_vec();
+    let mut lines = header.lines();
+    if lines.next()? != HEADER {
+        return None;
+    }
+    let mut field = |name: &str| -> Option<String> {
+        lines
+            .next()?
+            .strip_prefix(name)?
+            .strip_prefix(' ')
+            .map(str::to_owned)
+    };
+    let list = |text: String| -> Vec<String> {
+        text.split('\t')
+            .filter(|item| !item.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let binary = PathBuf::from(field("binary")?);
+    let binary_identity = field("identity")?;
+    let tests = list(field("tests")?);
+    let files = list(field("files")?)
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    let env_names = list(field("env")?);
+    Some(Stamp {
+        binary,
+        binary_identity,
+        tests,
+        files,
+        env_names,
+        record,
+    })
+}
+
+/// Size and modification time of a file: a rebuilt or replaced binary differs in one of them.
+fn binary_identity(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    let modified = meta
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some(format!("{} {modified}", meta.len()))
+}
+
+/// The files and environment variables a rustc dep-info file lists: `target: dep dep…` lines
+/// (spaces in paths escaped with `\`), and `# env-dep:NAME=value` comments.
+fn parse_dep_info(text: &str) -> (Vec<PathBuf>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut env = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# env-dep:") {
+            env.push(rest.split('=').next().unwrap_or(rest).to_owned());
+            continue;
+        }
+        if line.starts_with('#') {
+            continue;
+        }
+        let Some((_, deps)) = split_target(line) else {
+            continue;
+        };
+        let mut current = String::new();
+        let mut chars = deps.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&' ') => {
+                    current.push(' ');
+                    chars.next();
+                }
+                ' ' => {
+                    if !current.is_empty() {
+                        files.push(PathBuf::from(std::mem::take(&mut current)));
+                    }
+                }
+                c => current.push(c),
+            }
+        }
+        if !current.is_empty() {
+            files.push(PathBuf::from(current));
+        }
+    }
+    (files, env)
+}
+
+/// `target: deps` split at the first `: ` that is not escaped (Windows paths hold `C:`).
+fn split_target(line: &str) -> Option<(&str, &str)> {
+    let index = line
+        .find(": ")
+        .or_else(|| line.strip_suffix(':').map(|s| s.len()))?;
+    Some((&line[..index], line.get(index + 2..).unwrap_or("")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_rustc_dep_info_file() {
+        let text = "/t/deps/checks-1: /w/checks.rs /w/x\\ y/a.rs\n\n/w/checks.rs:\n/w/x\\ y/a.rs:\n\n# env-dep:CARGO_PKG_NAME=checks\n";
+        let (files, env) = parse_dep_info(text);
+        assert_eq!(
+            files,
+            [PathBuf::from("/w/checks.rs"), PathBuf::from("/w/x y/a.rs"),]
+        );
+        assert_eq!(env, ["CARGO_PKG_NAME"]);
+    }
+}
