@@ -293,3 +293,67 @@ fn uniform_to_the_nanosecond() {
         );
     }
 }
+
+/// A generator that always answers its largest number: the extreme draw that a seeded sample of a
+/// few hundred almost never makes, at the very top of a range of 10^16 nanoseconds.
+struct LargestDraw;
+
+impl rand::TryRng for LargestDraw {
+    type Error = std::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(u32::MAX)
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(u64::MAX)
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        dst.fill(u8::MAX);
+        Ok(())
+    }
+}
+
+#[test]
+fn never_above_exact_ceiling() {
+    // "Never above min(cap, base · 2^attempt)" holds for every draw, the most extreme included.
+    // With base = 100 ms, base · 2^27 is exactly 13,421,772.8 s, but 0.1 s in f64 is a little
+    // more than 0.1, and times 2^27 it rounds to 1 ns more; at 2^29 it is 3 ns more. A generator
+    // that always answers its largest number asks for the top of the range, so a ceiling computed
+    // a nanosecond too high shows. (The ceilings stay below 2^64 ns, about 584 years.)
+    let settings = [
+        (100 * MS, Duration::from_secs(10_000_000_000), 26..=33),
+        (MS, Duration::from_secs(8_640_000) + Duration::from_nanos(1), 30..=36),
+    ];
+    for (base, cap, attempts) in settings {
+        for attempt in attempts {
+            let limit = ceiling(attempt, base, cap);
+            let delay = catch(|| full_jitter(attempt, base, cap, &mut LargestDraw))
+                .unwrap_or_else(|message| {
+                    panic!(
+                        "full_jitter(attempt = {attempt}, base = {}, cap = {}) panicked: {message}",
+                        show(base),
+                        show(cap)
+                    )
+                });
+            assert!(
+                delay <= limit,
+                "full_jitter(attempt = {attempt}, base = {}, cap = {}) must never exceed \
+                 min(cap, base·2^{attempt}) = {} s exactly; with a generator that always answers \
+                 its largest number, yours returned {} s, {} ns above it. Compute the ceiling in \
+                 integer nanoseconds: this far out, a float is a nanosecond or more off",
+                show(base),
+                show(cap),
+                exact_seconds(limit),
+                exact_seconds(delay),
+                delay.as_nanos() - limit.as_nanos(),
+            );
+        }
+    }
+}
+
+/// Seconds with all nine decimals: `13421772.800000000`.
+fn exact_seconds(duration: Duration) -> String {
+    format!("{}.{:09}", duration.as_secs(), duration.subsec_nanos())
+}
