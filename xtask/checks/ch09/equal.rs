@@ -178,6 +178,25 @@ fn no_overflow_at_high_attempts() {
             );
         }
     }
+    // A 1 ns base under the largest cap there is: t = 2^attempt ns keeps doubling past attempt
+    // 64 (2^64 ns is about 584 years) up to attempt 93, and is Duration::MAX from 94 on.
+    let (base, cap) = (Duration::from_nanos(1), Duration::MAX);
+    for seed in 0..5 {
+        let delays = delays(base, cap, 100, seed);
+        for (attempt, delay) in (0u32..).zip(&delays).skip(60) {
+            let t = ceiling(attempt, base, cap);
+            assert!(
+                t / 2 <= *delay && *delay <= t,
+                "with base = 1 ns and cap = Duration::MAX, t = min(cap, 2^{attempt} ns) = {} \
+                 before retry {attempt}, so the delay must lie in [{}, {}]; yours was {} (seed \
+                 {seed}). The exponent is the attempt number itself, however large",
+                show(t),
+                show(t / 2),
+                show(t),
+                show(*delay),
+            );
+        }
+    }
     // A base so large that base · 2 already overflows a Duration.
     let (base, cap) = (Duration::from_secs(u64::MAX / 4), Duration::MAX);
     let delays = delays(base, cap, 6, 1);
