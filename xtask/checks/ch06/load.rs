@@ -192,6 +192,26 @@ fn window_boundaries() {
     );
     let quarter = Duration::from_micros(250);
     assert_load("250 µs windows", &[MS, 3 * MS], 100, quarter, rule);
+    // Windows that are not whole microseconds either: 999 ns windows, arrivals at 999 ns exactly,
+    // 1 ns before 1,998 ns, and 2,997 ns + 1 ns.
+    let odd = Duration::from_nanos(999);
+    assert_load(
+        "999 ns windows",
+        &[odd, odd - nano, odd + 2 * nano],
+        100,
+        odd,
+        rule,
+    );
+    // Long windows: 2^52 ns (about 52 days) and an arrival 1 ns before 2^54 ns, in window 3. In
+    // f64 that many nanoseconds round up to 2^54, exactly on the boundary of window 4.
+    let long = Duration::from_nanos(1 << 52);
+    assert_load(
+        "2^52 ns windows, an arrival 1 ns before window 4",
+        &[Duration::from_nanos((1 << 54) - 1)],
+        100,
+        long,
+        rule,
+    );
 }
 
 #[test]
@@ -207,6 +227,22 @@ fn saturates_arrivals() {
         window,
         "must add the delays with saturation: a sum too long for a Duration is Duration::MAX, \
          so all three retries arrive in window 4",
+    );
+    // Windows of a quarter of Duration::MAX (rounded down), so Duration::MAX itself opens window
+    // 4 while Duration::MAX − 1 s is still in window 3: a sum that stops growing when the next
+    // delay would overflow stays in window 3 instead of reaching Duration::MAX.
+    let quarter = (Duration::MAX.as_nanos() - Duration::MAX.as_nanos() % 4) / 4;
+    let window = Duration::new(
+        (quarter / 1_000_000_000) as u64,
+        (quarter % 1_000_000_000) as u32,
+    );
+    assert_load(
+        "a sum that reaches Duration::MAX",
+        &[Duration::MAX - S, 2 * S],
+        2,
+        window,
+        "must add the delays with saturation: the second retry arrives at Duration::MAX, the \
+         first moment of window 4, while the first arrives in window 3",
     );
 }
 

@@ -116,6 +116,20 @@ fn no_overflow_at_high_attempts() {
             show(largest),
         );
     }
+    // A ceiling of Duration::MAX itself: the cap is the longest Duration there is, and from
+    // attempt 1 on the ceiling is that cap. Nothing may overflow at the very top of the range.
+    let (base, cap) = (Duration::from_secs(u64::MAX / 2 + 1), Duration::MAX);
+    for attempt in [1, 2, 64, u32::MAX] {
+        let delays: Vec<Duration> = (0..50).map(|seed| draw(attempt, base, cap, seed)).collect();
+        let largest = delays.iter().copied().max().unwrap_or_default();
+        assert!(
+            largest >= cap.mul_f64(0.9),
+            "at attempt = {attempt} with base = u64::MAX / 2 + 1 seconds and cap = Duration::MAX, \
+             the ceiling is Duration::MAX itself, so 50 draws should reach close to it; your \
+             largest was {}",
+            show(largest),
+        );
+    }
 }
 
 /// `min(cap, base · 2^attempt)` for a message, in nanoseconds when it is tiny.
@@ -238,4 +252,108 @@ fn degenerate_settings() {
          cap holds from attempt 0; across 200 seeds your largest first delay was {}",
         show(high),
     );
+}
+
+#[test]
+fn uniform_to_the_nanosecond() {
+    // "Uniformly from [0, ceiling]" holds to the nanosecond: with a ceiling of 3 ns each of 0, 1, 2
+    // and 3 ns comes up a quarter of the time, and with 2 ns each of 0, 1 and 2 ns a third. Over
+    // 6,000 draws a share strays by about 0.6 percentage points, so the window of ±5 points is
+    // about eight of those wide. A random fraction of the ceiling rounded to the nearest
+    // nanosecond gives each end half the share of an inner value.
+    for (attempt, base, cap, expected) in [(0, 3, 3, 0.25), (1, 1, 2, 1.0 / 3.0), (5, 1, 3, 0.25)] {
+        let (base, cap) = (Duration::from_nanos(base), Duration::from_nanos(cap));
+        let limit = ceiling(attempt, base, cap);
+        let mut rng = seeded(900 + u64::from(attempt));
+        let draws: Vec<u128> = (0..6_000)
+            .map(|_| draw_with(attempt, base, cap, &mut rng).as_nanos())
+            .collect();
+        let shares: Vec<(u128, f64)> = (0..=limit.as_nanos())
+            .map(|nanos| {
+                let count = draws.iter().filter(|draw| **draw == nanos).count();
+                (nanos, count as f64 / draws.len() as f64)
+            })
+            .collect();
+        let even = shares.iter().all(|(_, share)| (share - expected).abs() <= 0.05);
+        let shown: Vec<String> = shares
+            .iter()
+            .map(|(nanos, share)| format!("{nanos} ns: {:.1} %", share * 100.0))
+            .collect();
+        assert!(
+            even,
+            "full_jitter(attempt = {attempt}, base = {}, cap = {}) draws from [0, {}], and every \
+             whole nanosecond of it should come up equally often ({:.1} % each); across 6,000 \
+             draws yours gave {}. Draw whole nanoseconds uniformly (an inclusive Duration range \
+             does), not a rounded fraction of the ceiling",
+            ns(base),
+            ns(cap),
+            ns(limit),
+            expected * 100.0,
+            shown.join(", "),
+        );
+    }
+}
+
+/// A generator that always answers its largest number: the extreme draw that a seeded sample of a
+/// few hundred almost never makes, at the very top of a range of 10^16 nanoseconds.
+struct LargestDraw;
+
+impl rand::TryRng for LargestDraw {
+    type Error = std::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(u32::MAX)
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(u64::MAX)
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        dst.fill(u8::MAX);
+        Ok(())
+    }
+}
+
+#[test]
+fn never_above_exact_ceiling() {
+    // "Never above min(cap, base · 2^attempt)" holds for every draw, the most extreme included.
+    // With base = 100 ms, base · 2^27 is exactly 13,421,772.8 s, but 0.1 s in f64 is a little
+    // more than 0.1, and times 2^27 it rounds to 1 ns more; at 2^29 it is 3 ns more. A generator
+    // that always answers its largest number asks for the top of the range, so a ceiling computed
+    // a nanosecond too high shows. (The ceilings stay below 2^64 ns, about 584 years.)
+    let settings = [
+        (100 * MS, Duration::from_secs(10_000_000_000), 26..=33),
+        (MS, Duration::from_secs(8_640_000) + Duration::from_nanos(1), 30..=36),
+    ];
+    for (base, cap, attempts) in settings {
+        for attempt in attempts {
+            let limit = ceiling(attempt, base, cap);
+            let delay = catch(|| full_jitter(attempt, base, cap, &mut LargestDraw))
+                .unwrap_or_else(|message| {
+                    panic!(
+                        "full_jitter(attempt = {attempt}, base = {}, cap = {}) panicked: {message}",
+                        show(base),
+                        show(cap)
+                    )
+                });
+            assert!(
+                delay <= limit,
+                "full_jitter(attempt = {attempt}, base = {}, cap = {}) must never exceed \
+                 min(cap, base·2^{attempt}) = {} s exactly; with a generator that always answers \
+                 its largest number, yours returned {} s, {} ns above it. Compute the ceiling in \
+                 integer nanoseconds: this far out, a float is a nanosecond or more off",
+                show(base),
+                show(cap),
+                exact_seconds(limit),
+                exact_seconds(delay),
+                delay.as_nanos() - limit.as_nanos(),
+            );
+        }
+    }
+}
+
+/// Seconds with all nine decimals: `13421772.800000000`.
+fn exact_seconds(duration: Duration) -> String {
+    format!("{}.{:09}", duration.as_secs(), duration.subsec_nanos())
 }

@@ -324,3 +324,37 @@ async fn huge_attempts() {
         );
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn one_draw_per_sleep() {
+    // The loop draws from the caller's generator once per sleep and at no other time: after it
+    // returns, the generator is exactly where the sleeps' full_jitter calls left it. A delay drawn
+    // before the loop knows whether another call follows leaves one draw too many, unseen in the
+    // sleeps, and the caller's next delays shift.
+    use rand::Rng as _;
+    for (failures, attempts, sleeps) in [(u32::MAX, 3, 2), (2, 5, 2), (u32::MAX, 1, 0), (0, 4, 0)] {
+        for seed in 0..5 {
+            let (base, cap) = (10 * MS, 100 * MS);
+            let mut rng = seeded(seed);
+            let mut replay = seeded(seed);
+            for retry in 0..sleeps {
+                full_jitter(retry, base, cap, &mut replay);
+            }
+            let service = Recorder::failing_first(failures);
+            let result = retry_with_backoff(|| service.call(), attempts, base, cap, &mut rng).await;
+            assert!(
+                rng.next_u64() == replay.next_u64(),
+                "a service that {} and attempts = {attempts} make {sleeps} sleep(s), so the loop \
+                 should draw from the generator exactly {sleeps} time(s), one full_jitter per \
+                 sleep; after your loop returned {result:?}, the generator was not where {sleeps} \
+                 call(s) of your own full_jitter leave it. Decide whether another call follows \
+                 before drawing its delay",
+                if failures == u32::MAX {
+                    "always fails".to_string()
+                } else {
+                    format!("fails {failures} time(s) and then succeeds")
+                },
+            );
+        }
+    }
+}

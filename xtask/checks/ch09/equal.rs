@@ -178,6 +178,25 @@ fn no_overflow_at_high_attempts() {
             );
         }
     }
+    // A 1 ns base under the largest cap there is: t = 2^attempt ns keeps doubling past attempt
+    // 64 (2^64 ns is about 584 years) up to attempt 93, and is Duration::MAX from 94 on.
+    let (base, cap) = (Duration::from_nanos(1), Duration::MAX);
+    for seed in 0..5 {
+        let delays = delays(base, cap, 100, seed);
+        for (attempt, delay) in (0u32..).zip(&delays).skip(60) {
+            let t = ceiling(attempt, base, cap);
+            assert!(
+                t / 2 <= *delay && *delay <= t,
+                "with base = 1 ns and cap = Duration::MAX, t = min(cap, 2^{attempt} ns) = {} \
+                 before retry {attempt}, so the delay must lie in [{}, {}]; yours was {} (seed \
+                 {seed}). The exponent is the attempt number itself, however large",
+                show(t),
+                show(t / 2),
+                show(t),
+                show(*delay),
+            );
+        }
+    }
     // A base so large that base · 2 already overflows a Duration.
     let (base, cap) = (Duration::from_secs(u64::MAX / 4), Duration::MAX);
     let delays = delays(base, cap, 6, 1);
@@ -341,4 +360,87 @@ pub fn correlation(pairs: &[(f64, f64)]) -> f64 {
         return 1.0;
     }
     covariance / (spread_x * spread_y).sqrt()
+}
+
+/// How often each whole nanosecond of `[low, high]` occurs among `delays`, as shares of all of them.
+pub fn shares(delays: &[Duration], low: u128, high: u128) -> Vec<(u128, f64)> {
+    let total = delays.len().max(1) as f64;
+    (low..=high)
+        .map(|nanos| {
+            let count = delays.iter().filter(|d| d.as_nanos() == nanos).count();
+            (nanos, count as f64 / total)
+        })
+        .collect()
+}
+
+/// Shares as "2 ns: 25.1 %, 3 ns: 24.8 %", for a message.
+pub fn show_shares(shares: &[(u128, f64)]) -> String {
+    let parts: Vec<String> = shares
+        .iter()
+        .map(|(nanos, share)| format!("{nanos} ns: {:.1} %", share * 100.0))
+        .collect();
+    parts.join(", ")
+}
+
+#[test]
+fn uniform_to_the_nanosecond() {
+    // "Uniformly from [t/2, t]" holds to the nanosecond: with base = cap = 5 ns, t = 5 ns before
+    // every retry, and each of 2, 3, 4 and 5 ns comes up a quarter of the time (with 4 ns, each of
+    // 2, 3 and 4 ns a third). Over 6,000 delays a share strays by about 0.6 percentage points, so
+    // the window of ±5 points is about nine of those wide. A random fraction scaled to the range
+    // and rounded gives each end only half the share of an inner value (1/6 against 1/3 for t = 5).
+    for (t, expected) in [(5u64, 0.25), (4, 1.0 / 3.0)] {
+        let t = Duration::from_nanos(t);
+        let all: Vec<Duration> = (0..10).flat_map(|seed| delays(t, t, 600, seed)).collect();
+        let shares = shares(&all, (t / 2).as_nanos(), t.as_nanos());
+        let even = shares
+            .iter()
+            .all(|(_, share)| (share - expected).abs() <= 0.05);
+        assert!(
+            all.len() == 6_000 && even,
+            "with base = cap = {} ns, t = {} ns before every retry, and each whole nanosecond of \
+             [t/2, t] = [{} ns, {} ns] should come up equally often ({:.1} % each); across {} of \
+             your delays the shares were {}. Draw whole nanoseconds uniformly (an inclusive \
+             Duration range does), not a rounded fraction of the range",
+            t.as_nanos(),
+            t.as_nanos(),
+            (t / 2).as_nanos(),
+            t.as_nanos(),
+            expected * 100.0,
+            all.len(),
+            show_shares(&shares),
+        );
+    }
+}
+
+#[test]
+fn spread_beyond_u64_nanoseconds() {
+    // The rule is the same however long t is. With base = u64::MAX / 16 seconds (about 3.7·10^19 s,
+    // far more nanoseconds than a u64 holds) and cap = Duration::MAX, each delay is still drawn
+    // over the whole of [t/2, t]: across 200 seeds its position averages near the middle and
+    // comes near both ends. A random part computed in u64 nanoseconds stays near t/2.
+    let (base, cap, retries) = (Duration::from_secs(u64::MAX / 16), Duration::MAX, 6);
+    let runs: Vec<Vec<Duration>> = (0..200)
+        .map(|seed| delays(base, cap, retries, seed))
+        .collect();
+    for attempt in 0..retries {
+        let t = ceiling(attempt, base, cap);
+        let fractions: Vec<f64> = runs
+            .iter()
+            .filter_map(|run| run.get(attempt as usize))
+            .map(|delay| fraction(*delay, t))
+            .collect();
+        let mean = fractions.iter().sum::<f64>() / fractions.len().max(1) as f64;
+        let low = fractions.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = fractions.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        assert!(
+            fractions.len() == runs.len() && (0.4..=0.6).contains(&mean) && low <= 0.15 && high >= 0.85,
+            "with base = u64::MAX / 16 s and cap = Duration::MAX, t before retry {attempt} is \
+             {} and each delay is drawn uniformly from [t/2, t]; as a position from 0 (t/2) to 1 \
+             (t), across 200 seeds yours averaged {mean:.3} (near 0.5 expected) and ranged from \
+             {low:.3} to {high:.3}. Draw the random part over the whole of t - t/2, which here \
+             is more nanoseconds than a u64 can hold",
+            show(t),
+        );
+    }
 }
