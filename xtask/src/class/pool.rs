@@ -65,7 +65,8 @@ pub struct Job {
 pub enum Event {
     Started,
     Done {
-        job: Job,
+        /// Boxed: a job is much larger than the other variants.
+        job: Box<Job>,
         /// The grade report's JSON, or why there is none.
         result: Result<String, GradingError>,
         elapsed: Duration,
@@ -135,7 +136,7 @@ fn work(
             Ok(Err(error)) | Err(error) => Err(error),
         };
         let _ = events.send(Event::Done {
-            job,
+            job: Box::new(job),
             result,
             elapsed: started.elapsed(),
         });
