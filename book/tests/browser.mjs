@@ -7,10 +7,9 @@
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { chromium } from "playwright-core";
+import { Tally, launch } from "./chromium.mjs";
 
 const root = path.resolve(process.argv[2] ?? "../build");
-const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const searchTerms = ["jitter", "Retry-After"];
 
 const contentTypes = {
@@ -66,27 +65,12 @@ function idsOf(file) {
   return idCache.get(file);
 }
 
-const failures = [];
-let passed = 0;
-function expect(condition, what) {
-  if (condition) passed += 1;
-  else failures.push(what);
-}
+const tally = new Tally("browser");
+const expect = (condition, what) => tally.expect(condition, what);
 
 const server = await serve();
 const base = `http://127.0.0.1:${server.address().port}/`;
-const browser = await chromium.launch({
-  executablePath: chromiumPath,
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const browser = await launch();
 
 try {
   const pages = htmlPages(root).filter((page) => page !== "toc.html");
@@ -159,6 +143,4 @@ try {
   server.close();
 }
 
-for (const failure of failures) console.log(`  FAIL  ${failure}`);
-console.log(`browser: ${passed} passed, ${failures.length} failed`);
-process.exit(failures.length === 0 ? 0 : 1);
+tally.finish();

@@ -475,6 +475,16 @@ fn page_headings(page: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Section `number` of `chapter`'s page, with its title and link.
+pub fn chapter_section(workbook: &Workbook, chapter: &Chapter, number: &str) -> Section {
+    section(
+        workbook,
+        chapter,
+        &page_headings(&workbook.page(chapter)),
+        number,
+    )
+}
+
 fn section(workbook: &Workbook, chapter: &Chapter, headings: &[String], number: &str) -> Section {
     let page = display_path(workbook, &workbook.page(chapter));
     let heading = headings

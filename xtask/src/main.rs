@@ -1,9 +1,10 @@
 //! `cargo xtask`: the retry workbook's command line.
 //!
 //! Learners use `check`, `watch`, `hint`, `list`, `reset`, `solution` and `book`; instructors use
-//! `grade`; authors use `verify`, `figures`, `new` and `bench`. Each command is one module of
+//! `grade` and `grade-class`; authors use `verify`, `figures`, `new` and `bench`. Each command is one module of
 //! `commands/`.
 
+mod class;
 mod commands;
 mod formats;
 mod grading;
@@ -47,6 +48,7 @@ enum Command {
     Solution(commands::solution::SolutionArgs),
     Book(commands::book::BookArgs),
     Grade(commands::grade::GradeArgs),
+    GradeClass(commands::grade_class::GradeClassArgs),
     Verify(commands::verify::VerifyArgs),
     Figures(commands::figures::FiguresArgs),
     New(commands::new::NewArgs),
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         Command::Solution(args) => commands::solution::run(args),
         Command::Book(args) => commands::book::run(args),
         Command::Grade(args) => commands::grade::run(args),
+        Command::GradeClass(args) => commands::grade_class::run(args),
         Command::Verify(args) => commands::verify::run(args),
         Command::Figures(args) => commands::figures::run(args),
         Command::New(args) => commands::new::run(args),

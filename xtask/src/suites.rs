@@ -99,18 +99,18 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
     report.compiled = true;
     report.compile_ms = started.elapsed().saturating_sub(run.elapsed).as_millis() as u64;
 
-    let green = run.green();
+    let mut green = run.green();
+    let mut green_outcome = if green {
+        Outcome::Passed
+    } else {
+        failed(not_green(&run))
+    };
+    if green && let Some(message) = suite.fails_on_a_rewrite(&base, &package, rubric)? {
+        green = false;
+        green_outcome = failed(message);
+    }
     let mut results = vec![
-        row(
-            rubric,
-            SUITE_GREEN,
-            if green {
-                Outcome::Passed
-            } else {
-                failed(not_green(&run))
-            },
-            &run,
-        ),
+        row(rubric, SUITE_GREEN, green_outcome, &run),
         row(
             rubric,
             SUITE_FAST,
@@ -130,7 +130,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
             &run,
         ),
     ];
-    let mutant_dir = base.join("mutant");
+    let mutant_dir = base.join(MUTANT_FOLDER);
     for mutant in mutants::load_all(&rubric.mutants_dir(workbook, chapter))? {
         let id = kill_check_id(&mutant.name);
         if !green {
@@ -144,7 +144,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         }
         let outcome = match suite.build_and_run(
             &mutant_dir,
-            &format!("{package}_mutant"),
+            &mutant_package(&package),
             Some(&mutant),
         )? {
             BuildOutcome::Built(mutant_run) if mutant_run.green() => failed(format!(
@@ -170,6 +170,14 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         report.start_here = Some(format!("{learner_path}/{} (your tests)", spec.suite));
     }
     Ok(report)
+}
+
+/// The folder, under a suite's work folder, where the mutants (and the rewrites) are built.
+const MUTANT_FOLDER: &str = "mutant";
+
+/// The package name the mutants (and the rewrites) are built under.
+fn mutant_package(package: &str) -> String {
+    format!("{package}_mutant")
 }
 
 fn failed(message: String) -> Outcome {
@@ -242,6 +250,45 @@ struct Suite<'a> {
 }
 
 impl Suite<'_> {
+    /// Runs the suite on each rewrite of the code under test that the rubric names (the same
+    /// behaviour, other text), and says why the suite is not green when it fails on one.
+    fn fails_on_a_rewrite(
+        &self,
+        base: &Path,
+        package: &str,
+        rubric: &crate::workbook::Rubric,
+    ) -> Result<Option<String>> {
+        for file in &self.spec.rewrites {
+            let rewrite = mutants::load(&rubric.dir.join(file))?;
+            // Built exactly where and as the mutants are, so that nothing but the code under
+            // test tells a rewrite from a mutant (not the package name, not the folder).
+            match self.build_and_run(
+                &base.join(MUTANT_FOLDER),
+                &mutant_package(package),
+                Some(&rewrite),
+            )? {
+                BuildOutcome::Built(run) if run.green() => {}
+                BuildOutcome::Built(run) => {
+                    return Ok(Some(format!(
+                        "your tests pass on the shipped code but not on a copy of it that behaves \
+                         exactly the same and is only written differently ({}); {}. A test must \
+                         check what the code does, never its text",
+                        rewrite.description,
+                        lower_first(&not_green(&run)),
+                    )));
+                }
+                BuildOutcome::Failed(_) => {
+                    return Ok(Some(format!(
+                        "your tests do not compile against a copy of the code under test that is \
+                         only written differently ({}): they must use its public items only",
+                        rewrite.description,
+                    )));
+                }
+            }
+        }
+        Ok(None)
+    }
+
     /// Writes the learner's crate (with `mutant`'s edits) to `dir`, builds its tests, and runs
     /// each test binary through the runner.
     fn build_and_run(

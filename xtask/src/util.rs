@@ -34,13 +34,30 @@ pub struct FolderLock {
 
 impl FolderLock {
     pub fn acquire(dir: &Path) -> Result<Self> {
+        let (file, path) = Self::open(dir)?;
+        file.lock()
+            .with_context(|| format!("locking {}", path.display()))?;
+        Ok(Self { _file: file })
+    }
+
+    /// Like `acquire`, but `None` at once when someone else holds the lock.
+    pub fn try_acquire(dir: &Path) -> Result<Option<Self>> {
+        let (file, path) = Self::open(dir)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(Self { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(error)) => {
+                Err(error).with_context(|| format!("locking {}", path.display()))
+            }
+        }
+    }
+
+    fn open(dir: &Path) -> Result<(std::fs::File, std::path::PathBuf)> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let path = dir.join(".lock");
         let file =
             std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
-        file.lock()
-            .with_context(|| format!("locking {}", path.display()))?;
-        Ok(Self { _file: file })
+        Ok((file, path))
     }
 }
 

@@ -319,6 +319,11 @@ pub struct LearnerTests {
     /// The file the learner writes the tests in (it ships without tests).
     #[serde(default = "default_suite_file")]
     pub suite: String,
+    /// Rewrites of the code under test that behave exactly like it but read differently
+    /// (comments, names, layout), as mutant files beside the rubric: the suite must pass on each
+    /// of them too, so a test that pins the text of the code, not what it does, earns nothing.
+    #[serde(default)]
+    pub rewrites: Vec<String>,
 }
 
 fn default_suite_file() -> String {

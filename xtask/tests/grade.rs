@@ -182,5 +182,22 @@ fn private_checks_extend_the_public_ones() {
         report["score"], report["max_score"],
         "the solution passes both"
     );
-    assert_eq!(report["max_score"], 27);
+    assert_eq!(
+        report["max_score"],
+        rubric_points("xtask/checks/ch08/chapter.toml")
+            + rubric_points("xtask/tests/fixtures/private-checks/ch08/chapter.toml"),
+        "the private check's points are added to the public ones"
+    );
+}
+
+/// The points of every check a rubric lists.
+fn rubric_points(rubric: &str) -> u64 {
+    let text = std::fs::read_to_string(root().join(rubric)).unwrap();
+    let rubric: toml::Table = text.parse().unwrap();
+    rubric["check"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|check| check["points"].as_integer().unwrap() as u64)
+        .sum()
 }

@@ -89,7 +89,8 @@ impl RetryBudget {
         todo!("RetryBudget::can_retry()")
     }
 
-    /// The current token count, with three decimal places.
+    /// The current token count, with three decimal places: the `f64` nearest to that number
+    /// (0.009 for nine thousandths, not 0.009000000000000001).
     pub fn tokens(&self) -> f64 {
         // TODO: return the count in tokens (4.5, not 4500 thousandths).
         todo!("RetryBudget::tokens()")

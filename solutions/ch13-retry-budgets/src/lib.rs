@@ -100,7 +100,8 @@ impl RetryBudget {
         self.tokens.load(Relaxed) > self.max / 2
     }
 
-    /// The current token count, with three decimal places.
+    /// The current token count, with three decimal places: the `f64` nearest to that number
+    /// (0.009 for nine thousandths, not 0.009000000000000001).
     pub fn tokens(&self) -> f64 {
         f64::from(self.tokens.load(Relaxed)) / f64::from(MILLI)
     }

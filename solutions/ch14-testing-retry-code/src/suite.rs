@@ -331,9 +331,9 @@ async fn zero_max_attempts_means_one_call() {
 /// whole suite well under a second.
 fn config() -> ProptestConfig {
     ProptestConfig {
+        rng_seed: RngSeed::Fixed(14),
         cases: 128,
         failure_persistence: None,
-        rng_seed: RngSeed::Fixed(14),
         ..ProptestConfig::default()
     }
 }

@@ -9,7 +9,7 @@ use exercise::retry_immediately;
 use crate::support::catch;
 
 /// A loop still calling after this many calls is taken to never give up.
-const CALL_LIMIT: u32 = 10_000;
+const CALL_LIMIT: u32 = 200_000;
 
 /// The panic the service raises to stop a loop that never gives up.
 const RUNAWAY: &str = "the retry loop never gave up";
@@ -104,7 +104,7 @@ impl Run {
         match &self.outcome {
             Ok(result) => *result,
             Err(message) if message == RUNAWAY => panic!(
-                "{setting}, your loop never gave up: it was still calling after 10 000 calls. \
+                "{setting}, your loop never gave up: it was still calling after 200 000 calls. \
                  Count the retries and stop after the call that leaves none: 1 + max_retries \
                  calls at most"
             ),
@@ -120,7 +120,8 @@ impl Run {
 
 #[test]
 fn permanent_failure() {
-    for max_retries in [0, 1, 2, 3, 5, 10, 100, 300] {
+    // 70 000 is past what a `u16` counts: any `u32` is a valid budget.
+    for max_retries in [0, 1, 2, 3, 5, 10, 100, 300, 70_000] {
         let setting = format!("with max_retries = {max_retries} and a service that always fails");
         let run = run(max_retries, Service::always_failing());
         let result = run.result(&setting);
@@ -147,6 +148,7 @@ fn recovers_after_k() {
         (9, 9),
         (0, u32::MAX),
         (4, u32::MAX),
+        (70_000, u32::MAX),
     ] {
         let setting = format!(
             "with max_retries = {max_retries} and {}",

@@ -262,6 +262,20 @@ async fn hint_slept_exactly() {
         run.count(),
         waits,
     );
+    // The largest hint, Duration::MAX, is slept as given too: tokio's `sleep` takes it (it ends
+    // in the far future), while adding it to the clock by hand overflows and panics.
+    let script = Script::then_success([After(Duration::MAX)]);
+    let hour = 3_600 * SECOND;
+    let finished = tokio::select! {
+        late = self::run(script, 2) => Some(late.outcome()),
+        () = tokio::time::sleep(hour) => None,
+    };
+    assert!(
+        finished.is_none(),
+        "a service failing After(Duration::MAX) asks for the longest wait there is: after an hour \
+         of tokio's time the loop should still be sleeping; yours returned {}",
+        finished.unwrap_or_default(),
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -209,6 +209,22 @@ async fn hang_cut_at_limit() {
             },
         );
     }
+    // Limits between two ticks of tokio's 1 ms timer: the timer may fire at the next tick, never
+    // before the limit (a limit that went through whole milliseconds on the way is cut early).
+    for limit in [Duration::from_micros(1_500), Duration::from_nanos(2_999_999), Duration::from_nanos(1)] {
+        let (result, _, took) = attempt(Step::Hang, limit).await;
+        let next_tick = Duration::from_millis(limit.as_nanos().div_ceil(1_000_000) as u64);
+        assert!(
+            result == Err(AttemptError::TimedOut) && took >= limit && took <= next_tick,
+            "a call that never answers, under limit = {:?}, must be cut once the limit has \
+             passed: at the limit, or at the next tick of tokio's 1 ms timer ({}), never before \
+             it; yours returned {result:?} after {:?}. Pass `limit` itself, not a number of whole \
+             milliseconds",
+            limit,
+            show(next_tick),
+            took,
+        );
+    }
 }
 
 #[tokio::test(start_paused = true)]

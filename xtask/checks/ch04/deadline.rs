@@ -100,6 +100,28 @@ async fn no_sleep_past_deadline() {
             show(run.returned),
         );
     }
+    // The time left is measured after the attempt, not before it: the attempt's own 400 ms count.
+    let policy = Policy::fixed(10, SEC, SEC);
+    for (deadline, why) in [
+        (1_200 * MS, "would end at 1.4 s, past the deadline at 1.2 s"),
+        (1_400 * MS, "would end exactly at the deadline (1.4 s)"),
+    ] {
+        let run = run_uncancelled(Service::new(&[Step::Fail(400 * MS)]), deadline, &policy).await;
+        assert!(
+            run.result == Err(RetryError::Failed(1)) && run.returned == 400 * MS && run.calls() == 1,
+            "with a service that fails after 400 ms, attempts of at most 1 s, 1 s sleeps and a \
+             deadline {} away, the first attempt fails at 400 ms, leaving {} before the \
+             deadline; the sleep {why}, so it must not be started: compare the sleep with the \
+             time left after the attempt, not before it. Expected Err(Failed(1)) at 400 ms \
+             after 1 call; yours made {} call(s) (starting at {}) and returned {:?} at {}",
+            show(deadline),
+            show(deadline - 400 * MS),
+            run.calls(),
+            run.starts(),
+            run.result,
+            show(run.returned),
+        );
+    }
 }
 
 #[tokio::test(start_paused = true)]

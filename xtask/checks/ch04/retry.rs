@@ -176,6 +176,28 @@ async fn per_attempt_timeout() {
         run.result,
         show(run.returned),
     );
+    // An answer that arrives at exactly the moment the attempt would be cut off is in time (as in
+    // chapter 3): at the per-attempt timeout, and at a timeout truncated to the deadline.
+    for (deadline, why) in [
+        (60 * SEC, "at exactly its 2 s timeout"),
+        (1_500 * MS, "at exactly its timeout, truncated to the 1.5 s left before the deadline"),
+    ] {
+        let answer_after = (2 * SEC).min(deadline);
+        let service = Service::new(&[Step::Succeed(answer_after)]);
+        let run = run_uncancelled(service, deadline, &policy).await;
+        assert!(
+            run.result == Ok(1) && run.returned == answer_after && run.calls() == 1,
+            "the first call answers Ok(1) {why} ({}): an answer that arrives at the very moment \
+             the attempt would be cut off is in time, so the loop must return Ok(1) then. Race the \
+             attempt against its timer with the answer looked at first (`tokio::time::timeout` \
+             does). Yours made {} call(s) (starting at {}) and returned {:?} at {}",
+            show(answer_after),
+            run.calls(),
+            run.starts(),
+            run.result,
+            show(run.returned),
+        );
+    }
 }
 
 #[tokio::test(start_paused = true)]

@@ -179,4 +179,16 @@ fn long_backoff_gives_up() {
         "without a hint the backoff is the wait, and a 10 s sleep with 5 s left would end past \
          the deadline: give up now",
     );
+    expect(
+        (None, 5 * SECOND, MINUTE, 5 * SECOND),
+        Decision::GiveUp,
+        "without a hint the backoff is the wait, and a 5 s sleep with exactly 5 s left would end \
+         at the deadline, where no attempt may start: the rule is the hint's, \"at least the time \
+         left\"",
+    );
+    expect(
+        (None, 5 * SECOND - Duration::from_nanos(1), MINUTE, 5 * SECOND),
+        Decision::Sleep(5 * SECOND - Duration::from_nanos(1)),
+        "a backoff that ends 1 ns before the deadline is still taken",
+    );
 }

@@ -14,6 +14,7 @@ use crate::support::{gaps, show, show_all};
 
 /// The frontend's attempts in the checks that use the standard policy.
 const ATTEMPTS: u32 = 4;
+const MS: Duration = Duration::from_millis(1);
 /// How long a request may run (virtual time) before the checks call it a retry loop that never
 /// ends.
 const HOUR: Duration = Duration::from_secs(3_600);
@@ -402,6 +403,30 @@ async fn only_top_layer_waits() {
             } else {
                 ""
             },
+        );
+    }
+    // The sleeps are the frontend's own policy's draws, in order: a second policy with the same
+    // settings and seed replays them exactly. Settings other than the standard ones, so that a
+    // frontend that draws from a policy of its own shows.
+    for seed in 0..8 {
+        let settings = || RetryPolicy::new(ATTEMPTS, 30 * MS, 70 * MS, 1_000 + seed);
+        let run = run(Script::down(), settings()).await;
+        let replay = settings();
+        let mut expected = Vec::new();
+        for retry in 0..ATTEMPTS - 1 {
+            let before = Instant::now();
+            replay.sleep_before_retry(retry).await;
+            expected.push(before.elapsed());
+        }
+        let sleeps = gaps(&run.to_service);
+        assert!(
+            sleeps == expected,
+            "the frontend's sleeps should be its policy's draws, `policy.sleep_before_retry(r)` \
+             for r = 0, 1, 2, in that order: with RetryPolicy::new(4, 30 ms, 70 ms, {}) a \
+             policy seeded alike sleeps {}, and yours slept {}",
+            1_000 + seed,
+            show_all(&expected, 4),
+            show_all(&sleeps, 4),
         );
     }
 }

@@ -417,6 +417,24 @@ fn keeps_three_decimals() {
             (token_ratio * 1_000.0_f64).round() / 1_000.0,
         );
     }
+    // The count reads back as the three-decimal number itself, the f64 nearest to it, as
+    // `thousandths / 1000.0` gives it: 0.009, not 0.009000000000000001 (what `9.0 * 0.001` is).
+    let budget = budget(3.0, 0.001);
+    for _ in 0..3 {
+        apply(&budget, Failure);
+    }
+    for thousandths in 1..=3_000_u32 {
+        apply(&budget, Success);
+        let (got, expected) = (tokens(&budget), f64::from(thousandths) / 1_000.0);
+        assert!(
+            got.to_bits() == expected.to_bits(),
+            "tokens() reports the count with three decimal places: after 3 failures and \
+             {thousandths} success(es) of 0.001 on RetryBudget::new(3.0, 0.001) it should read \
+             {expected} exactly (the f64 nearest to {thousandths} thousandths), and yours read \
+             {got:?}. A count in thousandths times 0.001 is one rounding step off for many \
+             counts; divide by 1000 instead",
+        );
+    }
 }
 
 #[test]

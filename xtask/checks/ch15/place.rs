@@ -11,8 +11,9 @@ const NOW: i64 = 1_700_000_000_000;
 #[test]
 fn order_and_event_written() {
     let mut conn = memory_db();
-    // Older events of other aggregates, so that outbox ids, order ids and the last row id
-    // before an order is inserted all differ.
+    // Older events of other aggregates, and an older order whose id leaves a gap, so that outbox
+    // ids, order ids, the number of orders and the last row id before an order is inserted all
+    // differ.
     conn.execute(
         "INSERT INTO outbox (aggregate_id, event_type, payload, status, created_at, sent_at)
          VALUES (900, 'CustomerRegistered', '{}', 'sent', 10, 20),
@@ -20,6 +21,11 @@ fn order_and_event_written() {
         [],
     )
     .expect("seeding the outbox");
+    conn.execute(
+        "INSERT INTO orders (id, customer, amount_cents, created_at) VALUES (40, 'eve', 1, 5)",
+        [],
+    )
+    .expect("seeding the orders");
 
     for (customer, amount_cents, now) in [("ada", 1250, NOW), ("o'neil \"bob\"", 990, NOW + 7)] {
         let before = outbox_rows(&conn).len();

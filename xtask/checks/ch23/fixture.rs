@@ -54,6 +54,11 @@ impl Started {
     pub fn get(&self) -> u32 {
         self.0.load(Ordering::SeqCst)
     }
+
+    /// Counts one operation that started.
+    pub fn add(&self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 /// One call whose operation takes `latency` of tokio's clock and then succeeds or fails.
@@ -63,10 +68,9 @@ pub async fn call(
     ok: bool,
     latency: Duration,
 ) -> Seen {
-    let counter = started.0.clone();
     let result = breaker
         .call(|| async move {
-            counter.fetch_add(1, Ordering::SeqCst);
+            started.add();
             if !latency.is_zero() {
                 tokio::time::sleep(latency).await;
             }

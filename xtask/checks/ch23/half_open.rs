@@ -271,4 +271,120 @@ async fn a_dropped_call_records_nothing() {
          outcome, so the window is still empty and the breaker should be Closed; it is {now:?}",
         describe(&config)
     );
+
+    // After one failure, a dropped call must add neither a success nor a failure: counted as
+    // either, the window of 2 would hold 2 outcomes at 50 % and open.
+    let config = super::fixture::config(50, 2, Window::Count(2));
+    let breaker = super::fixture::breaker(config);
+    run(&breaker, "F").await;
+    let abandoned = tokio::time::timeout(SEC, call(&breaker, &started, true, 10 * SEC)).await;
+    assert!(
+        abandoned.is_err(),
+        "the 10 s call should have been cut by the 1 s timeout"
+    );
+    let after_drop = state(&breaker);
+    run(&breaker, "F").await;
+    let after_failure = state(&breaker);
+    assert_eq!(
+        (after_drop, after_failure),
+        (State::Closed, State::Open),
+        "with {}: one failure, then a call dropped by its caller's timeout, then one more \
+         failure. The dropped call has no outcome (neither a success nor a failure), so the \
+         breaker should be Closed after it and Open after the second failure (2 of 2); it was \
+         {after_drop:?}, then {after_failure:?}",
+        describe(&config)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stale_dropped_probe_gives_nothing_back() {
+    // Probes P (60 s, its caller gives up after 10 s) and F (1 s, fails) start together. F
+    // re-opens the breaker for 5 s; at 6 s the new half-open state lets Q1 and Q2 through (20 s
+    // each). At 10 s P is dropped: its place belonged to the earlier half-open state, so the
+    // new state still has both of its probes out and must refuse the next caller.
+    let breaker = opened_with(2, 5 * SEC).await;
+    tokio::time::advance(5 * SEC).await;
+    let started = Started::default();
+    let spawn_probe = |ok: bool, latency: Duration, patience: Duration| {
+        let (breaker, started) = (breaker.clone(), started.clone());
+        tokio::spawn(async move {
+            tokio::time::timeout(patience, call(&breaker, &started, ok, latency)).await
+        })
+    };
+    let abandoned = spawn_probe(true, 60 * SEC, 10 * SEC);
+    let failing = spawn_probe(false, SEC, 60 * SEC);
+    let failed = failing.await.expect("probe task panicked");
+    assert_eq!(
+        (failed, state(&breaker)),
+        (Ok(Seen::Ran { ok: false }), State::Open),
+        "a failed probe should run and re-open the breaker"
+    );
+    tokio::time::advance(5 * SEC).await;
+    let fresh = [
+        spawn_probe(true, 20 * SEC, 60 * SEC),
+        spawn_probe(true, 20 * SEC, 60 * SEC),
+    ];
+    tokio::task::yield_now().await;
+    assert_eq!(
+        started.get(),
+        4,
+        "after the new break, the two probes of the new half-open state should have started"
+    );
+    let cut = abandoned.await.expect("probe task panicked");
+    assert!(
+        cut.is_err(),
+        "the 60 s probe should have been cut after 10 s"
+    );
+    let next = call(&breaker, &started, true, Duration::ZERO).await;
+    assert_eq!(
+        next,
+        Seen::Refused,
+        "half_open_probes = 2. Probe P (60 s) and probe F (1 s) started together; F failed and \
+         re-opened the breaker; after the break, probes Q1 and Q2 were let through; then P's \
+         caller gave up and dropped it. P's place belonged to the earlier half-open state, so \
+         dropping it gives nothing to the new one, whose two probes are still running: the next \
+         caller should be refused, and it was {next:?}"
+    );
+    for probe in fresh {
+        probe
+            .await
+            .expect("probe task panicked")
+            .expect("a 20 s probe within 60 s");
+    }
+    assert_eq!(
+        state(&breaker),
+        State::Closed,
+        "both probes of the new half-open state succeeded: the breaker should close"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_new_half_open_state_starts_from_zero() {
+    // half_open_probes = 3. The first half-open state sees S S F and re-opens; the next one
+    // must count its own probes from zero: after one success it is still half-open, and it
+    // closes only after three.
+    let break_duration = 20 * SEC;
+    let breaker = opened_with(3, break_duration).await;
+    tokio::time::advance(break_duration).await;
+    run(&breaker, "SSF").await;
+    assert_eq!(
+        state(&breaker),
+        State::Open,
+        "a failed probe should re-open the breaker"
+    );
+    tokio::time::advance(break_duration).await;
+    let mut states = Vec::new();
+    for _ in 0..3 {
+        run(&breaker, "S").await;
+        states.push(state(&breaker));
+    }
+    assert_eq!(
+        states,
+        vec![State::HalfOpen, State::HalfOpen, State::Closed],
+        "half_open_probes = 3. A half-open state saw two successful probes and then a failed one, \
+         and re-opened; after the next break, three probes succeeded one after the other. The new \
+         half-open state counts its own probes from zero, so the breaker should be HalfOpen, \
+         HalfOpen, then Closed; it was {states:?}. Successes of an earlier half-open state do not \
+         carry over"
+    );
 }

@@ -55,7 +55,7 @@ async fn not_before_minimum_calls() {
 async fn opens_exactly_at_threshold() {
     // (threshold, successes, failures, should open): failures last, so the rate reaches the
     // threshold on the final call. Some of these are exact only in integers: 0.7 × 10 and
-    // 0.28 × 25 are not whole numbers in floating point.
+    // 0.28 × 25 are not whole numbers in floating point, nor is 29 / 100 × 100.
     let cases = [
         (50, 5, 5, true),
         (50, 6, 4, false),
@@ -70,6 +70,11 @@ async fn opens_exactly_at_threshold() {
         (10, 9, 1, true),
         (33, 2, 1, true),
         (34, 2, 1, false),
+        // A rate computed as a fraction and scaled back, (failures / calls) × 100, falls just
+        // short at these: 0.29 × 100 is 28.999999999999996 in floating point.
+        (29, 71, 29, true),
+        (57, 43, 57, true),
+        (58, 42, 58, true),
     ];
     for (percent, successes, failures, should_open) in cases {
         let script = "S".repeat(successes) + &"F".repeat(failures);
@@ -125,6 +130,28 @@ async fn window_holds_only_the_last_n_calls() {
             spaced(script)
         );
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn count_window_larger_than_minimum() {
+    // A window of 8 calls that counts from 4: after S S S S F F F F the rate is 4 of 8 (50 %)
+    // only at the eighth call. A window cut to the minimum (the last 4 calls) reaches 50 % at
+    // the sixth, S S F F.
+    let config = config(50, 4, Window::Count(8));
+    let script = "SSSSFFFF";
+    let states = states_after(config, script).await;
+    let mut expected = vec![State::Closed; 7];
+    expected.push(State::Open);
+    assert_eq!(
+        states,
+        expected,
+        "with {}, after each call of {} the breaker should be Closed seven times, then Open: \
+         the window holds up to 8 outcomes, and the rate reaches 50 % only with the eighth (4 \
+         of 8). Your states were {states:?}. The window's size is n of Window::Count(n); \
+         minimum_calls only says when a rate starts to count",
+        describe(&config),
+        spaced(script)
+    );
 }
 
 #[tokio::test(start_paused = true)]

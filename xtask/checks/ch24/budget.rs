@@ -68,12 +68,98 @@ async fn every_answer_is_recorded_once() {
 async fn a_refusal_with_nothing_in_flight_returns_the_failure() {
     let policy = policy(3, 100 * MS, NON_FATAL);
     let budget = Recorder::answering(&[], false);
-    let run = run(&policy, &budget, vec![fail(50, Code::Unavailable), ok(10, 2)]).await;
+    let run = run(
+        &policy,
+        &budget,
+        vec![fail(50, Code::Unavailable), ok(10, 2)],
+    )
+    .await;
     assert!(
         run.result == Err(HedgeError::Exhausted(Code::Unavailable)) && run.took == 50 * MS,
         "the only request fails with Unavailable at 50 ms and the budget refuses the hedge that \
          is then due: nothing is left in flight, so the call should return \
          Err(Exhausted(Unavailable)) at 50 ms; it returned {:?} after {} ms",
+        run.result,
+        run.took.as_millis()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn each_hedge_asks_when_it_is_due() {
+    // (max_attempts, delay, script, the budget's answers, expected send times, expected
+    // question times). The budget is asked once per hedge, at the instant the hedge is due:
+    // not earlier (when the request before it goes out), and not once for a whole batch.
+    let cases = [
+        (
+            4u32,
+            100 * MS,
+            vec![ok(1_000, 1)],
+            vec![true, true, false],
+            vec![0, 100, 200],
+            vec![100, 200, 300],
+        ),
+        (
+            4,
+            100 * MS,
+            vec![fail(30, Code::Unavailable), ok(1_000, 2)],
+            vec![true, false],
+            vec![0, 30],
+            vec![30, 130],
+        ),
+        (
+            4,
+            0 * MS,
+            vec![ok(300, 1)],
+            vec![true, false],
+            vec![0, 0],
+            vec![0, 0],
+        ),
+        (
+            3,
+            0 * MS,
+            vec![ok(300, 1)],
+            vec![true, true],
+            vec![0, 0, 0],
+            vec![0, 0],
+        ),
+    ];
+    for (max_attempts, delay, script, answers, sends, questions) in cases {
+        let policy = policy(max_attempts, delay, NON_FATAL);
+        let budget = Recorder::answering(&answers, true);
+        let run = run(&policy, &budget, script.clone()).await;
+        let asked = budget.asked_since(run.start);
+        let sends: Vec<_> = sends.into_iter().map(|t| t * MS).collect();
+        let questions: Vec<_> = questions.into_iter().map(|t| t * MS).collect();
+        assert!(
+            run.sent_at() == sends && asked == questions,
+            "max_attempts = {max_attempts}, hedging_delay = {} ms, replies {script:?}, and a \
+             budget that answers {answers:?} in turn: each hedge asks the budget once, when it \
+             is due, and none is sent or asked for after a no. Expected requests at {} and \
+             questions at {}; yours sent at {} and asked at {}",
+            delay.as_millis(),
+            ms(&sends),
+            ms(&questions),
+            ms(&run.sent_at()),
+            ms(&asked)
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refusal_waits_for_requests_in_flight() {
+    // Request 0 answers at 1,000 ms. The hedge sent at 100 ms fails (non-fatal) at 150 ms, and
+    // the budget refuses the hedge that is then due. Request 0 is still in flight and may yet
+    // succeed: the call waits for it.
+    let policy = policy(4, 100 * MS, NON_FATAL);
+    let budget = Recorder::answering(&[true, false], true);
+    let script = vec![ok(1_000, 1), fail(50, Code::Unavailable)];
+    let run = run(&policy, &budget, script).await;
+    assert!(
+        run.result == Ok(1) && run.took == 1_000 * MS,
+        "the first request answers at 1,000 ms; the hedge sent at 100 ms fails with Unavailable \
+         at 150 ms, and the budget refuses the next hedge. The refusal stops the hedges, not the \
+         call: the first request is still in flight, so the call should wait for it and return \
+         Ok(1) after 1,000 ms; it returned {:?} after {} ms",
         run.result,
         run.took.as_millis()
     );

@@ -20,7 +20,12 @@ const ALL: [Code; 8] = [
 #[tokio::test(start_paused = true)]
 async fn a_non_fatal_failure_sends_the_next_hedge_at_once() {
     let policy = policy(4, 100 * MS, NON_FATAL);
-    let script = vec![fail(30, Code::Unavailable), ok(5_000, 2), ok(5_000, 3), ok(50, 4)];
+    let script = vec![
+        fail(30, Code::Unavailable),
+        ok(5_000, 2),
+        ok(5_000, 3),
+        ok(50, 4),
+    ];
     let run = run(&policy, &Recorder::allowing(), script).await;
     let expected = vec![0 * MS, 30 * MS, 130 * MS, 230 * MS];
     assert_eq!(
@@ -32,7 +37,31 @@ async fn a_non_fatal_failure_sends_the_next_hedge_at_once() {
         ms(&expected),
         ms(&run.sent_at())
     );
-    assert_eq!(run.result, Ok(4), "the fourth request answers first, at 280 ms");
+    assert_eq!(
+        run.result,
+        Ok(4),
+        "the fourth request answers first, at 280 ms"
+    );
+
+    // Every non-fatal failure hurries the next hedge, not only the first: the original fails at
+    // 30 ms, the hedge sent then fails at 40 ms, and the next goes out at once, at 40 ms.
+    let script = vec![
+        fail(30, Code::Unavailable),
+        fail(10, Code::Aborted),
+        ok(5_000, 3),
+        ok(50, 4),
+    ];
+    let run = super::fixture::run(&policy, &Recorder::allowing(), script).await;
+    let expected = vec![0 * MS, 30 * MS, 40 * MS, 140 * MS];
+    assert_eq!(
+        run.sent_at(),
+        expected,
+        "hedging_delay = 100 ms; the first request fails (non-fatal) at 30 ms and the hedge sent \
+         at once fails too, at 40 ms. Each non-fatal failure sends the next hedge at once, and \
+         the one after follows 100 ms later: expected {}, yours went out at {}",
+        ms(&expected),
+        ms(&run.sent_at())
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -63,15 +92,19 @@ async fn the_policy_decides_what_is_fatal() {
     let non_fatal = [Code::ResourceExhausted, Code::DeadlineExceeded];
     let policy = policy(2, 100 * MS, &non_fatal);
     for code in ALL {
-        let run = run(&policy, &Recorder::allowing(), vec![fail(10, code), ok(10, 2)]).await;
+        let run = run(
+            &policy,
+            &Recorder::allowing(),
+            vec![fail(10, code), ok(10, 2)],
+        )
+        .await;
         let expected = if non_fatal.contains(&code) {
             Ok(2)
         } else {
             Err(HedgeError::Fatal(code))
         };
         assert_eq!(
-            run.result,
-            expected,
+            run.result, expected,
             "with non_fatal = {non_fatal:?}, the first request fails with {code:?} after 10 ms \
              and a second would succeed: expected {expected:?}, got {:?}. Whether a failure is \
              fatal comes from the policy (policy.is_non_fatal), not from a fixed list",
@@ -86,7 +119,11 @@ async fn an_exhausted_call_reports_the_last_failure() {
     // (Unavailable); request 2 goes out at once and fails at 160 ms (Aborted). The call waits for
     // request 0 and reports its failure, the last to arrive.
     let policy = policy(3, 100 * MS, NON_FATAL);
-    let script = vec![fail(400, Code::Internal), fail(50, Code::Unavailable), fail(10, Code::Aborted)];
+    let script = vec![
+        fail(400, Code::Internal),
+        fail(50, Code::Unavailable),
+        fail(10, Code::Aborted),
+    ];
     let run = run(&policy, &Recorder::allowing(), script).await;
     assert!(
         run.result == Err(HedgeError::Exhausted(Code::Internal)) && run.took == 400 * MS,

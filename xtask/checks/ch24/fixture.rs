@@ -30,6 +30,8 @@ pub struct Recorder {
     answers: Mutex<VecDeque<bool>>,
     otherwise: bool,
     pub asked: AtomicU32,
+    /// When each question came, on tokio's clock.
+    pub asked_at: Mutex<Vec<Instant>>,
     pub successes: AtomicU32,
     pub failures: AtomicU32,
 }
@@ -44,9 +46,16 @@ impl Recorder {
             answers: Mutex::new(answers.iter().copied().collect()),
             otherwise,
             asked: AtomicU32::new(0),
+            asked_at: Mutex::default(),
             successes: AtomicU32::new(0),
             failures: AtomicU32::new(0),
         }
+    }
+
+    /// When each question came, from `start`.
+    pub fn asked_since(&self, start: Instant) -> Vec<Duration> {
+        let asked_at = self.asked_at.lock().expect("lock");
+        asked_at.iter().map(|at| *at - start).collect()
     }
 
     pub fn counts(&self) -> (u32, u32, u32) {
@@ -61,6 +70,7 @@ impl Recorder {
 impl Budget for Recorder {
     fn can_retry(&self) -> bool {
         self.asked.fetch_add(1, Ordering::SeqCst);
+        self.asked_at.lock().expect("lock").push(Instant::now());
         let next = self.answers.lock().expect("lock").pop_front();
         next.unwrap_or(self.otherwise)
     }
@@ -121,7 +131,10 @@ pub async fn run(
 
 /// Durations as the learner reads them: `[0 ms, 100 ms]`.
 pub fn ms(durations: &[Duration]) -> String {
-    let parts: Vec<String> = durations.iter().map(|d| format!("{} ms", d.as_millis())).collect();
+    let parts: Vec<String> = durations
+        .iter()
+        .map(|d| format!("{} ms", d.as_millis()))
+        .collect();
     format!("[{}]", parts.join(", "))
 }
 

@@ -12,7 +12,9 @@ async fn hedges_go_out_every_delay() {
     for (max_attempts, delay) in [(4u32, 100u64), (3, 250), (1, 100), (2, 7)] {
         let policy = policy(max_attempts, Duration::from_millis(delay), NON_FATAL);
         let run = run(&policy, &Recorder::allowing(), vec![ok(10_000, 1)]).await;
-        let expected: Vec<_> = (0..u64::from(max_attempts)).map(|k| Duration::from_millis(k * delay)).collect();
+        let expected: Vec<_> = (0..u64::from(max_attempts))
+            .map(|k| Duration::from_millis(k * delay))
+            .collect();
         assert_eq!(
             run.sent_at(),
             expected,
@@ -45,7 +47,12 @@ async fn zero_delay_sends_every_request_at_once() {
 async fn never_more_than_max_attempts() {
     for max_attempts in [1u32, 2, 5] {
         let policy = policy(max_attempts, 100 * MS, NON_FATAL);
-        let run = run(&policy, &Recorder::allowing(), vec![fail(1, Code::Unavailable)]).await;
+        let run = run(
+            &policy,
+            &Recorder::allowing(),
+            vec![fail(1, Code::Unavailable)],
+        )
+        .await;
         assert_eq!(
             run.received.len(),
             max_attempts as usize,
@@ -61,7 +68,11 @@ async fn never_more_than_max_attempts() {
 async fn every_request_carries_the_key_and_its_number() {
     let policy = policy(4, 50 * MS, NON_FATAL);
     let run = run(&policy, &Recorder::allowing(), vec![ok(1_000, 1)]).await;
-    let keys: Vec<&str> = run.received.iter().map(|r| r.attempt.key.as_str()).collect();
+    let keys: Vec<&str> = run
+        .received
+        .iter()
+        .map(|r| r.attempt.key.as_str())
+        .collect();
     assert!(
         keys.iter().all(|key| *key == KEY) && run.numbers() == vec![0, 1, 2, 3],
         "every request of one call carries the call's idempotency key ({KEY:?}) and its number, \

@@ -8,7 +8,12 @@ use super::fixture::{MS, NON_FATAL, Recorder, ms, ok, policy, run};
 async fn the_first_answer_wins_not_the_first_request() {
     // The first request answers at 500 ms; the hedge, sent at 100 ms, answers at 150 ms.
     let policy = policy(5, 100 * MS, NON_FATAL);
-    let run = run(&policy, &Recorder::allowing(), vec![ok(500, 100), ok(50, 101), ok(50, 102)]).await;
+    let run = run(
+        &policy,
+        &Recorder::allowing(),
+        vec![ok(500, 100), ok(50, 101), ok(50, 102)],
+    )
+    .await;
     assert!(
         run.result == Ok(101) && run.took == 150 * MS,
         "the first request answers after 500 ms with 100; the hedge sent at 100 ms answers 50 ms \
@@ -30,7 +35,11 @@ async fn the_others_are_cancelled() {
     let policy = policy(4, 100 * MS, NON_FATAL);
     let script = vec![ok(1_000, 1), ok(1_000, 2), ok(30, 3), ok(1_000, 4)];
     let run = run(&policy, &Recorder::allowing(), script).await;
-    assert_eq!(run.result, Ok(3), "the third request (sent at 200 ms) answers first, at 230 ms");
+    assert_eq!(
+        run.result,
+        Ok(3),
+        "the third request (sent at 200 ms) answers first, at 230 ms"
+    );
     let endings = run.endings();
     assert_eq!(
         endings,
@@ -64,7 +73,10 @@ async fn a_dropped_call_cancels_its_requests() {
         sender.send(attempt)
     });
     let cut = tokio::time::timeout(250 * MS, call).await;
-    assert!(cut.is_err(), "the call should still be waiting when its 250 ms timeout fires");
+    assert!(
+        cut.is_err(),
+        "the call should still be waiting when its 250 ms timeout fires"
+    );
     tokio::time::sleep(std::time::Duration::from_secs(3_600)).await;
     let endings: Vec<Ending> = backend.received().iter().map(|r| r.ending).collect();
     assert_eq!(

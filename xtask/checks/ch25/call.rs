@@ -2,7 +2,7 @@
 
 use exercise::{Backend, BackendError, ThrottleError};
 
-use super::fixture::{WINDOW, probability, same, throttle};
+use super::fixture::{SEC, WINDOW, history, probability, same, throttle};
 use crate::support::seeded;
 
 #[tokio::test(start_paused = true)]
@@ -33,15 +33,23 @@ async fn only_overload_refusals_are_not_accepted() {
     let throttle = throttle(2.0, WINDOW);
     let mut rng = seeded(11);
     for _ in 0..10 {
-        let _ = throttle.call(&mut rng, || async { Ok::<u32, BackendError>(1) }).await;
+        let _ = throttle
+            .call(&mut rng, || async { Ok::<u32, BackendError>(1) })
+            .await;
     }
     for _ in 0..10 {
         let _ = throttle
-            .call(&mut rng, || async { Err::<u32, _>(BackendError::Failed("404 Not Found".into())) })
+            .call(&mut rng, || async {
+                Err::<u32, _>(BackendError::Failed("404 Not Found".into()))
+            })
             .await;
     }
     for _ in 0..30 {
-        let _ = throttle.call(&mut rng, || async { Err::<u32, _>(BackendError::Overloaded) }).await;
+        let _ = throttle
+            .call(&mut rng, || async {
+                Err::<u32, _>(BackendError::Overloaded)
+            })
+            .await;
     }
     let got = probability(&throttle);
     let want = 10.0 / 51.0;
@@ -49,7 +57,7 @@ async fn only_overload_refusals_are_not_accepted() {
         same(got, want),
         "10 successes, 10 failures such as a 404, and 30 refusals as overloaded: the backend \
          accepted 20 requests (a 404 is an answer, not a refusal), so the probability should be \
-         (50 − 2 × 20) / 51 = {want:.6}; yours is {got:.6}"
+         (50 − 2 × 20) / 51 = {want}; yours is {got}"
     );
 }
 
@@ -57,18 +65,62 @@ async fn only_overload_refusals_are_not_accepted() {
 async fn the_caller_gets_the_backends_answer() {
     let throttle = throttle(2.0, WINDOW);
     let mut rng = seeded(5);
-    let ok = throttle.call(&mut rng, || async { Ok::<&str, BackendError>("done") }).await;
-    let failed = throttle
-        .call(&mut rng, || async { Err::<&str, _>(BackendError::Failed("bad id".into())) })
+    let ok = throttle
+        .call(&mut rng, || async { Ok::<&str, BackendError>("done") })
         .await;
-    let refused = throttle.call(&mut rng, || async { Err::<&str, _>(BackendError::Overloaded) }).await;
+    let failed = throttle
+        .call(&mut rng, || async {
+            Err::<&str, _>(BackendError::Failed("bad id".into()))
+        })
+        .await;
+    let refused = throttle
+        .call(&mut rng, || async {
+            Err::<&str, _>(BackendError::Overloaded)
+        })
+        .await;
     assert_eq!(
         (ok, failed, refused),
         (
             Ok("done"),
-            Err(ThrottleError::Backend(BackendError::Failed("bad id".into()))),
+            Err(ThrottleError::Backend(BackendError::Failed(
+                "bad id".into()
+            ))),
             Err(ThrottleError::Backend(BackendError::Overloaded))
         ),
         "a call that reaches the backend returns the backend's own answer"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_accept_is_dated_by_its_answer() {
+    // Window 30 s. At 0 s a request goes out and the backend accepts it 10 s later; at 25 s
+    // five requests are refused. At 30 s the request of 0 s has left the window but its accept,
+    // dated 10 s, has not: 5 requests and 1 accept, (5 − 2) / 6 = 0.5. An accept dated when its
+    // request was sent would have left too: 5/6.
+    let throttle = throttle(2.0, 30 * SEC);
+    let mut rng = seeded(5);
+    let answer = throttle
+        .call(&mut rng, || async {
+            tokio::time::sleep(10 * SEC).await;
+            Ok::<u32, BackendError>(1)
+        })
+        .await;
+    assert_eq!(
+        answer,
+        Ok(1),
+        "the first request should go out and be answered"
+    );
+    tokio::time::advance(15 * SEC).await;
+    history(&throttle, 5, 0);
+    tokio::time::advance(5 * SEC).await;
+    let got = probability(&throttle);
+    let want = 0.5;
+    assert!(
+        same(got, want),
+        "window 30 s: a request sent at 0 s was accepted at 10 s, and 5 requests were refused at \
+         25 s. At 30 s the first request has left the window, but its accept, dated 10 s when \
+         the answer came, has not: 5 requests and 1 accept give (5 − 2 × 1) / 6 = {want}; yours \
+         is {got}. An accept counts from the moment the backend answered, not from when its \
+         request was sent"
     );
 }

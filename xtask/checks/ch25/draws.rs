@@ -1,5 +1,10 @@
 //! The random draw: a request is rejected with exactly the computed probability.
 
+use std::convert::Infallible;
+
+use rand::rngs::StdRng;
+use rand::{Rng, TryRng};
+
 use super::fixture::{WINDOW, history, probability, throttle};
 use crate::support::seeded;
 
@@ -31,5 +36,75 @@ async fn rejects_with_that_probability() {
              the probability",
             1_000 + seed
         );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_draw_per_request() {
+    // A generator that counts the numbers taken from it. Every request takes one uniform draw,
+    // whatever the probability (0 included), so that a seeded run replays exactly.
+    let healthy = throttle(2.0, WINDOW);
+    let mut rng = Counting {
+        inner: seeded(31),
+        draws: 0,
+    };
+    let mut requests = 0;
+    let mut check = |rng: &mut Counting, when: &str| {
+        for _ in 0..50 {
+            let before = rng.draws;
+            let p = probability(&healthy);
+            if healthy.admit(rng) {
+                healthy.on_response(true);
+            }
+            requests += 1;
+            let took = rng.draws - before;
+            assert_eq!(
+                took, 1,
+                "request {requests} ({when}, probability {p:.6}) took {took} number(s) from the \
+                 generator; admit decides with exactly one uniform draw per request, also when \
+                 the probability is 0"
+            );
+        }
+    };
+    check(&mut rng, "with an empty window");
+    history(&healthy, 1_000, 1_000);
+    check(&mut rng, "after 1,000 accepted requests");
+    let refusals = throttle(2.0, WINDOW);
+    history(&refusals, 100, 0);
+    for _ in 0..50 {
+        let before = rng.draws;
+        refusals.admit(&mut rng);
+        let took = rng.draws - before;
+        assert_eq!(
+            took, 1,
+            "after 100 refused requests, one request took {took} number(s) from the generator; \
+             admit decides with exactly one uniform draw per request"
+        );
+    }
+}
+
+/// A generator that counts how many numbers are taken from it.
+struct Counting {
+    inner: StdRng,
+    draws: u32,
+}
+
+impl TryRng for Counting {
+    type Error = Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        self.draws += 1;
+        Ok(self.inner.next_u32())
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        self.draws += 1;
+        Ok(self.inner.next_u64())
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        self.draws += 1;
+        self.inner.fill_bytes(dst);
+        Ok(())
     }
 }

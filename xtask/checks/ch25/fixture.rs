@@ -12,8 +12,9 @@ pub const WINDOW: Duration = Duration::from_secs(120);
 
 /// A new throttle, with a panic in `new` turned into a message.
 pub fn throttle(k: f64, window: Duration) -> AdaptiveThrottle {
-    catch(|| AdaptiveThrottle::new(k, window))
-        .unwrap_or_else(|message| panic!("AdaptiveThrottle::new({k}, {window:?}) panicked: {message}"))
+    catch(|| AdaptiveThrottle::new(k, window)).unwrap_or_else(|message| {
+        panic!("AdaptiveThrottle::new({k}, {window:?}) panicked: {message}")
+    })
 }
 
 /// The throttle's probability, with a panic turned into a message.

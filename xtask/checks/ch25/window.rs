@@ -9,7 +9,9 @@ use crate::support::seeded;
 
 #[tokio::test(start_paused = true)]
 async fn forgets_exactly_at_the_window() {
-    for window in [WINDOW, 30 * SEC] {
+    // A window of an odd number of nanoseconds tells an exact comparison from one in whole
+    // seconds or milliseconds.
+    for window in [WINDOW, 30 * SEC, Duration::new(7, 123_456_789)] {
         let throttle = throttle(2.0, window);
         history(&throttle, 10, 0);
         tokio::time::advance(window - Duration::from_nanos(1)).await;
@@ -18,11 +20,10 @@ async fn forgets_exactly_at_the_window() {
         let after = probability(&throttle);
         assert!(
             same(before, 10.0 / 11.0) && after == 0.0,
-            "window {}: 10 requests, none accepted. 1 ns before they are {} old the probability \
-             should still be 10/11, and at exactly that age they leave the window and it should \
-             be 0; yours was {before:.6}, then {after:.6}",
-            window.as_secs(),
-            window.as_secs()
+            "window {window:?}: 10 requests, none accepted. 1 ns before they are {window:?} old \
+             the probability should still be 10/11, and at exactly that age they leave the \
+             window and it should be 0; yours was {before}, then {after}. Compare the \
+             ages exactly, to the nanosecond, not in whole seconds or milliseconds"
         );
     }
 }
@@ -43,7 +44,7 @@ async fn the_window_slides() {
         at_60 == 0.0 && same(at_120, 20.0 / 21.0),
         "20 requests all accepted at 0 s, then 20 refused at 60 s: the probability should be 0 \
          at 60 s and 20/21 at 120 s, when the first 20 have left the window; yours was \
-         {at_60:.6} and {at_120:.6}. The window slides with time; it is never emptied at once"
+         {at_60} and {at_120}. The window slides with time; it is never emptied at once"
     );
 }
 
@@ -61,7 +62,7 @@ async fn traffic_returns_after_recovery() {
     assert!(
         during > 0.9,
         "a minute of traffic that the backend refused entirely should push the probability \
-         above 0.9; yours is {during:.6}"
+         above 0.9; yours is {during}"
     );
     backend.set_overloaded(false);
     tokio::time::advance(WINDOW).await;
@@ -76,6 +77,31 @@ async fn traffic_returns_after_recovery() {
         after == 0.0 && throttled == 0,
         "the overload ended and two minutes passed: everything from the overload has left the \
          window, so the probability should be 0 and every request should go out; yours is \
-         {after:.6} and {throttled} of 100 requests were rejected"
+         {after} and {throttled} of 100 requests were rejected"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn admit_forgets_old_events_too() {
+    // 10 refused requests, then a whole window of silence: the next requests are decided on an
+    // empty window, whether or not anyone asked for the probability in between. Each of them is
+    // accepted, so the probability stays 0 and none may be rejected.
+    let throttle = throttle(2.0, 30 * SEC);
+    history(&throttle, 10, 0);
+    tokio::time::advance(30 * SEC).await;
+    let mut rng = seeded(41);
+    let mut rejected = 0;
+    for _ in 0..20 {
+        if !throttle.admit(&mut rng) {
+            rejected += 1;
+        }
+        throttle.on_response(true);
+    }
+    assert_eq!(
+        rejected, 0,
+        "window 30 s: 10 requests were refused, then 30 s passed, then 20 requests were \
+         attempted and each one accepted. The refusals had left the window, so every one of the \
+         20 had probability 0; yours rejected {rejected} of them. admit decides on the window \
+         as it is now, forgetting old events just as rejection_probability does"
     );
 }

@@ -29,6 +29,8 @@ pub fn run(_args: CiArgs) -> Result<ExitCode> {
             crate::system::POSTGRES_URL_VAR
         ),
     }
+    // Before the tests: the class report's test (xtask/tests/grade_class.rs) needs it too.
+    crate::system::ensure(&[crate::system::CHROMIUM])?;
     let mut steps: Vec<(&str, bool)> = Vec::new();
 
     println!("== cargo test (the workbook's own crates and the solutions)");
@@ -48,7 +50,6 @@ pub fn run(_args: CiArgs) -> Result<ExitCode> {
     steps.push(("verify", verified));
 
     println!("== the book in a browser");
-    crate::system::ensure(&[crate::system::CHROMIUM])?;
     let browsed = crate::commands::book::browser_test(&workbook)? == ExitCode::SUCCESS;
     steps.push(("browser test of the book", browsed));
 

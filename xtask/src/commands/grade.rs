@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
+use crate::class::stamp::GraderStamp;
 use crate::formats::{self, ChapterGrade};
 use crate::grading::{Grader, Report, Target};
 use crate::report;
@@ -82,6 +83,8 @@ impl SkippedPolicy {
 #[derive(Debug, Serialize)]
 pub struct GradeReport {
     pub schema: &'static str,
+    /// Which grader and checks produced the report, and whether the student controlled them.
+    pub grader: GraderStamp,
     pub chapters: Vec<ChapterGrade>,
     /// Sum over chapters of weight × earned / max.
     pub points: f64,
@@ -96,6 +99,12 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         checks_dir: args.checks_dir.clone(),
         ..Grader::new(&workbook)
     };
+    let stamp = GraderStamp::new(
+        &workbook,
+        &chapters,
+        args.checks_dir.as_deref(),
+        args.workspace.as_deref(),
+    )?;
     let mut grades = Vec::new();
     for chapter in chapters {
         let exercise = match &args.workspace {
@@ -127,6 +136,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     }
     let grade = GradeReport {
         schema: GRADE_SCHEMA,
+        grader: stamp,
         points: grades.iter().map(|g| g.points).sum(),
         max_points: grades.iter().map(|g| f64::from(g.weight)).sum(),
         passed: grades.iter().all(|g| g.report.passed),

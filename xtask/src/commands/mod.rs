@@ -6,6 +6,7 @@ pub mod check;
 pub mod ci;
 pub mod figures;
 pub mod grade;
+pub mod grade_class;
 pub mod hint;
 pub mod list;
 pub mod new;

@@ -1,0 +1,106 @@
+//! The class run's progress on stderr: a bar redrawn in place on a terminal, one line per
+//! student otherwise (CI logs).
+
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+pub struct ProgressBar {
+    total: usize,
+    done: usize,
+    running: usize,
+    failed: usize,
+    reused: usize,
+    /// Students done before this run started: reused or missing.
+    skipped: usize,
+    jobs: usize,
+    started: Instant,
+    terminal: bool,
+}
+
+impl ProgressBar {
+    /// A bar for `total` students of which `done` need no grading (`reused` of them graded by
+    /// an earlier run, the others missing).
+    pub fn new(total: usize, done: usize, reused: usize, jobs: usize) -> Self {
+        let bar = Self {
+            total,
+            done,
+            running: 0,
+            failed: 0,
+            reused,
+            skipped: done,
+            jobs,
+            started: Instant::now(),
+            terminal: std::io::stderr().is_terminal(),
+        };
+        bar.draw();
+        bar
+    }
+
+    pub fn started(&mut self) {
+        self.running += 1;
+        self.draw();
+    }
+
+    /// One student finished; `line` says how, for logs.
+    pub fn finished(&mut self, failed: bool, line: &str) {
+        self.running = self.running.saturating_sub(1);
+        self.done += 1;
+        self.failed += usize::from(failed);
+        if self.terminal {
+            self.draw();
+        } else {
+            eprintln!("[{}/{}] {line}", self.done, self.total);
+        }
+    }
+
+    /// The time left: the pace so far applied to the students still to grade.
+    fn left(&self) -> Option<Duration> {
+        let graded = self.done - self.skipped;
+        if graded == 0 {
+            return None;
+        }
+        let per_student = self.started.elapsed() / graded as u32;
+        Some(per_student * (self.total - self.done) as u32)
+    }
+
+    fn draw(&self) {
+        if !self.terminal {
+            return;
+        }
+        const WIDTH: usize = 30;
+        let filled = (self.done * WIDTH).checked_div(self.total).unwrap_or(WIDTH);
+        let left = self.left().map_or_else(
+            || "time left: measuring".to_owned(),
+            |left| format!("about {} left", human(left)),
+        );
+        let _ = write!(
+            std::io::stderr(),
+            "\r\x1b[2K[{}{}] {}/{} done · {} running · {} failed · {} reused · {left} ({} at once)",
+            "#".repeat(filled),
+            ".".repeat(WIDTH - filled),
+            self.done,
+            self.total,
+            self.running,
+            self.failed,
+            self.reused,
+            self.jobs
+        );
+    }
+
+    /// Ends the bar's line.
+    pub fn close(&self) {
+        if self.terminal {
+            eprintln!();
+        }
+    }
+}
+
+/// `42 s`, `3 min 5 s`.
+pub fn human(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    if seconds < 60 {
+        format!("{seconds} s")
+    } else {
+        format!("{} min {} s", seconds / 60, seconds % 60)
+    }
+}
