@@ -93,15 +93,20 @@ pub fn opt(value: Option<i64>) -> String {
 pub fn seed(conn: &Connection, payload: &str, status: &str, attempts: i64, created_at: i64) -> i64 {
     let last_error = (attempts > 0).then(|| format!("error of attempt {attempts}"));
     let last_attempt_at = (attempts > 0).then_some(created_at + 500);
+    // A pending row that has failed before carries the schedule its last failure gave it (due
+    // 1 ms after it was written, so the due order stays the order of writing): a row failed now
+    // must lose it, whatever the branch.
+    let next_retry_at = (attempts > 0 && status == "pending").then_some(created_at + 1);
     conn.execute(
         "INSERT INTO outbox (aggregate_id, event_type, payload, status, attempts,
                              next_retry_at, last_attempt_at, last_error, created_at)
-         VALUES (?1, 'OrderPlaced', ?2, ?3, ?4, NULL, ?5, ?6, ?7)",
+         VALUES (?1, 'OrderPlaced', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![
             format!("order-{created_at}"),
             payload,
             status,
             attempts,
+            next_retry_at,
             last_attempt_at,
             last_error,
             created_at

@@ -1,7 +1,7 @@
 //! Checks of `dead_letter`: what a dead letter keeps, which rows may move, and atomicity under
 //! an injected fault between the insert and the delete.
 
-use exercise::{Reason, dead_letter};
+use exercise::{OutboxError, Reason, dead_letter};
 use rusqlite::Connection;
 
 use crate::fixture::{Fault, clear, dead_row, describe, inject, outbox_row, seed};
@@ -118,12 +118,22 @@ fn only_failed_rows() {
             after.map_or("missing".to_owned(), |row| row.to_string()),
             dead.map_or("absent".to_owned(), |row| row.to_string()),
         );
+        // The row exists: the refusal says which status it has, not that it is missing.
+        assert!(
+            matches!(&outcome, Ok(Err(OutboxError::NotFailed { id: refused, status: said }))
+                if *refused == id && said == status),
+            "dead_letter on row {id}, which exists and is {status}, must be refused with \
+             OutboxError::NotFailed {{ id: {id}, status: \"{status}\" }} (NotFound is for a row \
+             that is not there); yours gave {}",
+            describe(&outcome),
+        );
     }
     let outcome = move_row(&mut conn, 999, Reason::Rejected, 50_000);
     assert!(
-        matches!(outcome, Ok(Err(_))) && dead_row(&conn, 999).is_none(),
-        "dead_letter(id = 999) for a row that does not exist must be an Err and write nothing; \
-         yours gave {}",
+        matches!(outcome, Ok(Err(OutboxError::NotFound { id: 999, .. })))
+            && dead_row(&conn, 999).is_none(),
+        "dead_letter(id = 999) for a row that does not exist must be \
+         Err(OutboxError::NotFound {{ table: \"outbox\", id: 999 }}) and write nothing; yours gave {}",
         describe(&outcome)
     );
 }

@@ -383,7 +383,9 @@ pub fn reschedule_gives_the_row_back<D: Db>(db: &D) {
     db.seed(&seeds);
     let mut store = db.main();
     claim(&mut *store, "a", T0, LEASE, 2);
-    let error = "503 Service Unavailable";
+    // The broker's whole answer, longer than a status line: stored as given, not cut.
+    let error = "503 Service Unavailable: upstream connect error or disconnect/reset before \
+                 headers, reset reason: connection termination";
     let done = reschedule(&mut *store, 1, "a", T0 + SECOND, T0 + 10 * SECOND, error);
     let row = row_in::<D>(&mut store, 1);
     assert!(
@@ -432,6 +434,26 @@ pub fn reschedule_gives_the_row_back<D: Db>(db: &D) {
         "row 1 was rescheduled for T0 + 10 s and its lease given back, so a claim at T0 + 10 s \
          must take it (and only it: row 2 is still leased to \"a\"); it took {}",
         ids(&ids_of(&due)),
+    );
+    // A row given up on (failed) while "a" still held a valid lease on it: the lease alone does
+    // not let reschedule bring it back; only a pending row is rescheduled.
+    D::seed_with(
+        &mut *store,
+        &[Seed::new(4, T0 - MINUTE)
+            .with_status(Status::Failed)
+            .leased("a", T0 + MINUTE)],
+    );
+    let revived = reschedule(&mut *store, 4, "a", T0 + 11 * SECOND, T0 + 20 * SECOND, error);
+    let row = row_in::<D>(&mut store, 4);
+    assert!(
+        !revived && row.status == Status::Failed && row.attempts == 0 && row.next_retry_at.is_none(),
+        "row 4 is 'failed' (given up on), though worker \"a\" still holds a valid lease on it; \
+         reschedule(4, \"a\", T0 + 11 s, …) must return false and change nothing (only a \
+         pending row is rescheduled), but it returned {revived} and the row has status '{}', \
+         attempts {}, next_retry_at {}",
+        row.status,
+        row.attempts,
+        at_opt(row.next_retry_at),
     );
 }
 

@@ -79,16 +79,24 @@ impl Row {
         self
     }
 
+    /// When a row that has failed was last tried: halfway between its creation and now, so a
+    /// query that reads the wrong time column (an age since the last attempt) gives another
+    /// answer. `None` for a row never tried.
+    pub fn last_attempt_at(&self) -> Option<Millis> {
+        (self.attempts > 0).then(|| self.created_at + (NOW - self.created_at).max(0) / 2)
+    }
+
     pub fn insert(&self, conn: &Connection) {
         conn.execute(
             "INSERT INTO outbox (id, aggregate_id, event_type, payload, status, attempts,
-                                 next_retry_at, created_at)
-             VALUES (?1, 'order-' || ?1, 'OrderPlaced', '{}', ?2, ?3, ?4, ?5)",
+                                 next_retry_at, last_attempt_at, created_at)
+             VALUES (?1, 'order-' || ?1, 'OrderPlaced', '{}', ?2, ?3, ?4, ?5, ?6)",
             params![
                 self.id,
                 self.status,
                 self.attempts,
                 self.next_retry_at,
+                self.last_attempt_at(),
                 self.created_at
             ],
         )

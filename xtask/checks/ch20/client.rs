@@ -405,4 +405,18 @@ async fn sleeps_follow_the_policy() {
             show_result(&result),
         );
     }
+    // attempts = 1 is the edge of "at most policy.attempts calls": one call, no sleep, no retry,
+    // even though the error is worth retrying.
+    let script = Recorder::always(ApiError::Timeout);
+    let started = Instant::now();
+    let result = charge(&script, &policy(1), 9).await;
+    let calls = script.keys().len();
+    assert!(
+        calls == 1 && result == Err(ApiError::Timeout) && started.elapsed().is_zero(),
+        "with attempts = 1 the client makes exactly one call: a timeout is worth retrying, but \
+         no attempt is left, so it returns Err(Timeout) at once; yours made {calls} call(s) in \
+         {} and returned {}",
+        show(started.elapsed()),
+        show_result(&result),
+    );
 }

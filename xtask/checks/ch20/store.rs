@@ -357,6 +357,61 @@ async fn ttl_boundary() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn refusals_keep_the_first_use() {
+    // Refusals never change the state, and the TTL runs from the key's first use: refusals that
+    // come later (a mismatch at 40 s, a duplicate during a second execution) must not move the
+    // moment the key expires.
+    let ttl = 60 * SECOND;
+    let (store, op, k) = (
+        Store::new(ttl),
+        Operation::taking(10 * SECOND),
+        key("k-refused-late"),
+    );
+    send(&store, &op, &k, ADA_10, Ok(1)).await;
+    tokio::time::advance(30 * SECOND).await;
+    let mismatch = send(&store, &op, &k, ADA_20, Ok(2)).await;
+    assert!(
+        mismatch == Err(IdempotencyError::KeyReusedWithDifferentRequest) && op.runs() == 1,
+        "40 s after the key's first use (TTL 60 s), a 2000-cent request with the key of a \
+         1000-cent charge must be refused with Err(KeyReusedWithDifferentRequest); yours \
+         returned {mismatch:?} (the operation ran {} time(s))",
+        op.runs(),
+    );
+    // Exactly 60 s after the first use the key is new again, whatever the refusal at 40 s
+    // did; a duplicate 5 s into this second execution is refused with a 409.
+    tokio::time::advance(20 * SECOND).await;
+    let second_use = Instant::now();
+    let (fresh, duplicate) = tokio::join!(send(&store, &op, &k, ADA_20, Ok(3)), async {
+        sleep(5 * SECOND).await;
+        send(&store, &op, &k, ADA_20, Ok(4)).await
+    });
+    assert!(
+        fresh == Ok(Ok(3)) && op.runs() == 2,
+        "the key was first used at 0 s with a TTL of 60 s, and a different request with it was \
+         refused at 40 s. A refusal changes nothing in the store, so at exactly 60 s the key \
+         has expired and the 2000-cent request executes as new, Ok(Ok(3)); yours returned \
+         {fresh:?} (the operation ran {} time(s) in all). Did the refusal restart the key's TTL?",
+        op.runs(),
+    );
+    assert!(
+        duplicate == Err(IdempotencyError::InProgress),
+        "a duplicate 5 s into an execution must be refused with Err(InProgress); yours returned \
+         {duplicate:?}",
+    );
+    // The key's new first use was at 60 s: at exactly 120 s it has expired again, whatever the
+    // 409 at 65 s did.
+    tokio::time::advance(ttl - second_use.elapsed()).await;
+    let third = send(&store, &op, &k, ADA_10, Ok(5)).await;
+    assert!(
+        third == Ok(Ok(5)) && op.runs() == 3,
+        "the key's new first use was at 60 s (TTL 60 s) and a duplicate was refused with \
+         InProgress at 65 s; at exactly 120 s the key has expired and a request with it executes \
+         as new, Ok(Ok(5)); yours returned {third:?} (the operation ran {} time(s) in all)",
+        op.runs(),
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn dropped_execution_keeps_the_key() {
     // The server stops in the middle of an execution: the future returned by `handle` is
     // dropped. The key must stay in progress (a retry might otherwise charge twice), until it

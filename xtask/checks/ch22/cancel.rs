@@ -50,11 +50,14 @@ async fn cancelled_run(script: Act, what: &str) {
         first.calls().len(),
     );
     assert!(
-        record.status == StepStatus::Failed && record.last_error.as_deref() == Some("cancelled"),
-        "a cancelled step's record must say status Failed with last_error \"cancelled\"; yours \
-         says {:?} with {:?}",
+        record.status == StepStatus::Failed
+            && record.last_error.as_deref() == Some("cancelled")
+            && record.next_retry_at.is_none(),
+        "a cancelled step's record must say status Failed with last_error \"cancelled\", and \
+         no next_retry_at: no attempt is coming; yours says {:?} with {:?}, next_retry_at {:?}",
         record.status,
         record.last_error,
+        record.next_retry_at,
     );
 }
 
@@ -107,12 +110,14 @@ async fn during_compensation() {
     );
     assert!(
         record.status == StepStatus::CompensationFailed
-            && record.last_error.as_deref() == Some("cancelled"),
+            && record.last_error.as_deref() == Some("cancelled")
+            && record.next_retry_at.is_none(),
         "a compensation stopped by the cancel token did not undo its step: the record must say \
-         CompensationFailed (its work still stands), with last_error \"cancelled\"; yours says \
-         {:?} with {:?}",
+         CompensationFailed (its work still stands), with last_error \"cancelled\" and no \
+         next_retry_at (no attempt is coming); yours says {:?} with {:?}, next_retry_at {:?}",
         record.status,
         record.last_error,
+        record.next_retry_at,
     );
 }
 

@@ -170,9 +170,10 @@ fn full_jitter_function() {
         .map(|_| jitter(0, 3 * NS, SEC, &mut rng))
         .collect();
     assert!(
-        tiny.len() >= 3 && tiny.iter().all(|d| *d <= 3 * NS),
-        "full_jitter(retry = 0, base 3 ns, cap 1 s) draws from [0, 3 ns], to the nanosecond \
-         (not rounded to milliseconds): over 400 draws yours gave {tiny:?}",
+        tiny.len() == 4 && tiny.iter().all(|d| *d <= 3 * NS),
+        "full_jitter(retry = 0, base 3 ns, cap 1 s) draws uniformly from [0, 3 ns], both ends \
+         included and to the nanosecond (not rounded to milliseconds): 400 draws give each of \
+         0, 1, 2 and 3 ns many times over; yours gave {tiny:?}",
     );
     for (base, cap) in [(Duration::ZERO, SEC), (100 * MS, Duration::ZERO)] {
         let delay = jitter(5, base, cap, &mut seeded(6));
