@@ -17,7 +17,7 @@
 //!      `(id, Reason::Rejected)`, and **the pass goes on with the next row**;
 //!    - a **transient** failure: attempts + 1, `last_attempt_at`, `last_error` as above; if the
 //!      attempts now reach `cfg.max_attempts` (or pass it) the row is `failed` with
-//!      `Reason::Exhausted`, otherwise it stays `pending` with the `next_retry_at` that
+//!      `Reason::Exhausted` (and, like a poison message, no `next_retry_at`), otherwise it stays `pending` with the `next_retry_at` that
 //!      `queue::retry_at` draws for the new attempts count from `rng`.
 //! 2. [`dead_letter`]: move one `failed` outbox row to `dead_letters` (same id, payload,
 //!    attempts, last error; the `reason`; `failed_at = now`) in **one transaction**: the insert
