@@ -61,8 +61,8 @@ pub struct IdempotencyStore<T, E> {
 
 /// What the store decided about a request, before anything runs.
 enum Admission<T, E> {
-    /// The key is new (or expired) and now reserved: execute the request.
-    Execute,
+    /// The key is new (or expired) and now reserved, at this instant: execute the request.
+    Execute { reserved_at: Instant },
     /// The key's first request completed: answer with its saved outcome.
     Replay(Result<T, E>),
 }
@@ -103,10 +103,10 @@ impl<T: Clone, E: Clone> IdempotencyStore<T, E> {
     {
         match self.admit(key, fingerprint(request))? {
             Admission::Replay(saved) => Ok(saved),
-            Admission::Execute => {
+            Admission::Execute { reserved_at } => {
                 // The lock is not held here: other keys, and refusals of this one, go on.
                 let outcome = execute().await;
-                self.complete(key, outcome.clone());
+                self.complete(key, reserved_at, outcome.clone());
                 Ok(outcome)
             }
         }
@@ -137,12 +137,18 @@ impl<T: Clone, E: Clone> IdempotencyStore<T, E> {
             state: State::InProgress,
         };
         entries.insert(key.clone(), reserved);
-        Ok(Admission::Execute)
+        Ok(Admission::Execute { reserved_at: now })
     }
 
-    /// Saves the outcome of the key's first request (in progress → completed).
-    fn complete(&self, key: &IdempotencyKey, outcome: Result<T, E>) {
-        if let Some(entry) = self.lock().get_mut(key) {
+    /// Saves the outcome of the key's first request (in progress → completed), if the key is
+    /// still the one this request reserved: after it expired, a later request may have reserved
+    /// it anew, and this late outcome belongs to the key's earlier life.
+    fn complete(&self, key: &IdempotencyKey, reserved_at: Instant, outcome: Result<T, E>) {
+        let mut entries = self.lock();
+        if let Some(entry) = entries
+            .get_mut(key)
+            .filter(|entry| entry.created_at == reserved_at)
+        {
             entry.state = State::Completed(outcome);
         }
     }

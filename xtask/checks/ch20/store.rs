@@ -519,3 +519,36 @@ fn duplicates_from_many_threads() {
         doubled[0].1,
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn late_outcome_of_an_expired_key_is_dropped() {
+    // TTL 10 s. Request A takes 15 s; at 12 s the key has expired, so request B (same key, same
+    // request) is new and reserves it, taking 5 s. When A finishes at 15 s, the key belongs to
+    // B: A's outcome must not be saved over B's reservation.
+    let ttl = 10 * SECOND;
+    let store = Store::new(ttl);
+    let (first, second) = (Operation::taking(15 * SECOND), Operation::taking(5 * SECOND));
+    let k = key("k-late");
+    let a = send(&store, &first, &k, ADA_10, Ok(1));
+    let rest = async {
+        sleep(12 * SECOND).await;
+        let b = send(&store, &second, &k, ADA_10, Ok(2));
+        let probes = async {
+            sleep(4 * SECOND).await;
+            let during = send(&store, &second, &k, ADA_10, Ok(3)).await;
+            sleep(2 * SECOND).await;
+            let after = send(&store, &second, &k, ADA_10, Ok(4)).await;
+            (during, after)
+        };
+        tokio::join!(b, probes)
+    };
+    let (_, (_, (during, after))) = tokio::join!(a, rest);
+    assert!(
+        during == Err(IdempotencyError::InProgress) && after == Ok(Ok(2)),
+        "with a TTL of 10 s: request A takes 15 s; at 12 s the key has expired and request B \
+         reserves it again (B takes 5 s). At 16 s, after A finished, a duplicate must still be \
+         refused as in progress (B is running; A's late outcome belongs to the key's earlier \
+         life and must not be saved over B's reservation), and at 18 s a duplicate must get \
+         B's saved Ok(Ok(2)). Yours answered {during:?} at 16 s and {after:?} at 18 s"
+    );
+}
