@@ -367,7 +367,7 @@ async fn refusals_keep_the_first_use() {
         Operation::taking(10 * SECOND),
         key("k-refused-late"),
     );
-    send(&store, &op, &k, ADA_10, Ok(1)).await;
+    let _ = send(&store, &op, &k, ADA_10, Ok(1)).await;
     tokio::time::advance(30 * SECOND).await;
     let mismatch = send(&store, &op, &k, ADA_20, Ok(2)).await;
     assert!(
