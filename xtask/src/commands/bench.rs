@@ -16,6 +16,7 @@ use crate::commands::watch;
 use crate::grading::{Grader, Target};
 use crate::manifest_toml;
 use crate::mutants;
+use crate::sandbox;
 use crate::util::write_if_changed;
 use crate::workbook::{Chapter, Workbook};
 
@@ -253,7 +254,7 @@ fn floor_crate(workbook: &Workbook) -> Result<PathBuf> {
 
 /// Times `cargo test` on the floor crate: compile, link and run its one test.
 fn cargo_test(workbook: &Workbook, floor: &Path) -> Result<Timed> {
-    let (started, cpu_before) = (Instant::now(), cpu_time());
+    let (started, cpu_before) = (Instant::now(), sandbox::processor_time());
     let output = Command::new(crate::util::cargo())
         .args(["test", "--quiet"])
         .current_dir(floor)
@@ -262,7 +263,7 @@ fn cargo_test(workbook: &Workbook, floor: &Path) -> Result<Timed> {
         .context("running cargo test on the floor crate")?;
     let timed = Timed {
         wall: started.elapsed(),
-        cpu: cpu_time().saturating_sub(cpu_before),
+        cpu: sandbox::processor_time().saturating_sub(cpu_before),
     };
     if !output.status.success() {
         bail!(
@@ -280,29 +281,6 @@ struct Timed {
     cpu: Duration,
 }
 
-/// Processor time (user and system) of this process and every child it has waited for. It
-/// grows by the work done whatever else the machine runs, which wall time does not.
-#[cfg(unix)]
-fn cpu_time() -> Duration {
-    let of = |who| {
-        // SAFETY: getrusage fills the zeroed struct we own.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        if unsafe { libc::getrusage(who, &mut usage) } != 0 {
-            return Duration::ZERO;
-        }
-        let time = |t: libc::timeval| {
-            Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-        };
-        time(usage.ru_utime) + time(usage.ru_stime)
-    };
-    of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
-}
-
-#[cfg(not(unix))]
-fn cpu_time() -> Duration {
-    Duration::ZERO
-}
-
 /// What `watch` does after a save, timed from the save: it notices the change (looking every
 /// `watch::POLL`), waits for the files to settle, and grades, in its own process as `watch`
 /// does. `text` must differ from what the file holds.
@@ -316,7 +294,7 @@ fn save_to_verdict(
     let seen = watch::snapshot(copy);
     // A save lands at a random moment between two looks.
     std::thread::sleep(watch::POLL / 2);
-    let (saved, cpu_before) = (Instant::now(), cpu_time());
+    let (saved, cpu_before) = (Instant::now(), sandbox::processor_time());
     std::fs::write(lib, text)?;
     loop {
         std::thread::sleep(watch::POLL);
@@ -332,7 +310,7 @@ fn save_to_verdict(
     }
     Ok(Timed {
         wall: saved.elapsed(),
-        cpu: cpu_time().saturating_sub(cpu_before),
+        cpu: sandbox::processor_time().saturating_sub(cpu_before),
     })
 }
 
@@ -351,10 +329,10 @@ fn sample(
     if let Some(target) = target {
         command.env("CARGO_TARGET_DIR", target);
     }
-    let (started, cpu_before) = (Instant::now(), cpu_time());
+    let (started, cpu_before) = (Instant::now(), sandbox::processor_time());
     let output = command.output().context("running cargo xtask check")?;
     let wall = started.elapsed();
-    let cpu = cpu_time().saturating_sub(cpu_before);
+    let cpu = sandbox::processor_time().saturating_sub(cpu_before);
     let report: Value = serde_json::from_slice(&output.stdout).with_context(|| {
         format!(
             "the check printed no report:\n{}",

@@ -295,3 +295,20 @@ pub fn kill_processes_naming(dir: &Path) {
 pub fn die_with_parent(command: &mut Command) {
     family::die_with_parent(command);
 }
+
+/// Processor time (user and system) of this process and every child it has waited for.
+pub fn processor_time() -> std::time::Duration {
+    use std::time::Duration;
+    let of = |who| {
+        // SAFETY: getrusage fills the zeroed struct we own.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(who, &mut usage) } != 0 {
+            return Duration::ZERO;
+        }
+        let time = |t: libc::timeval| {
+            Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+        };
+        time(usage.ru_utime) + time(usage.ru_stime)
+    };
+    of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
+}

@@ -373,6 +373,12 @@ pub fn kill_processes_naming(_dir: &std::path::Path) {}
 /// A Job Object already ends the tree with the run; nothing more to set.
 pub fn die_with_parent(_command: &mut Command) {}
 
+/// Processor time of this process and its waited-for children: Windows keeps no total for
+/// children, so the benchmark reports none (zero) there.
+pub fn processor_time() -> std::time::Duration {
+    std::time::Duration::ZERO
+}
+
 /// For the tests: the status of a process that exited with `code`.
 #[cfg(test)]
 pub fn exited_with(code: i32) -> ExitStatus {
