@@ -12,13 +12,9 @@ use serde_json::Value;
 use std::os::unix::fs::symlink as symlink_dir;
 #[cfg(windows)]
 use std::os::windows::fs::symlink_dir;
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use common::root;
 
 /// A student's copy with ch08 finished (the solution) and ch01 untouched.
 fn student_workspace(name: &str) -> PathBuf {

@@ -12,16 +12,12 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+mod common;
+
+use common::{process_is_gone, root};
 
 const CH01: &str = "ch01-strong-medicine";
 const CH08: &str = "ch08-full-jitter";
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("workbook-class-{name}-{}", std::process::id()));
@@ -235,16 +231,6 @@ fn row<'a>(rows: &'a [(String, Vec<String>)], student: &str) -> &'a [String] {
         .find(|(name, _)| name == student)
         .unwrap_or_else(|| panic!("{student} is not in the gradebook: {rows:?}"))
         .1
-}
-
-fn process_is_gone(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
 }
 
 #[test]

@@ -5,13 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use common::{process_is_gone, root};
 
 fn fixture(name: &str) -> PathBuf {
     root().join("xtask/tests/fixtures").join(name)
@@ -42,17 +38,6 @@ fn result<'a>(report: &'a Value, id: &str) -> &'a Value {
         .iter()
         .find(|r| r["id"] == id)
         .unwrap_or_else(|| panic!("no result for {id} in {report:#}"))
-}
-
-fn process_is_gone(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        // A zombie has ended; only its exit status is left for a parent to collect.
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
 }
 
 #[test]

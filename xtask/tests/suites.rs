@@ -1,17 +1,14 @@
 //! Grading a learner's tests: a suite is run against the shipped code and against hidden mutants.
 //! The "learner" here tests ch08's given stub, through a private learner-tests rubric.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+mod common;
+
+use common::root;
 
 /// A copy of the ch08 exercise with `suite` as its test module. It lives under target/ so that
 /// its manifest still finds the workspace it inherits from.

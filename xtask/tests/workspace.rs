@@ -5,13 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use common::root;
 
 /// The target folder this test's build uses; the copies share it, as a user's
 /// `CARGO_TARGET_DIR` would make them.

@@ -179,18 +179,23 @@ async fn window_slides_one_call_at_a_time() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn time_window_forgets_at_exact_age() {
-    let span = 10 * SEC;
-    let config = config(50, 3, Window::Time(span));
+/// A 10 s time window with a minimum of 3 calls: a failure at 0 s, a failure at 1 s, then,
+/// `later` after that second failure, a success and a failure. Returns the config and the state.
+async fn failures_then_success_and_failure(later: Duration) -> (exercise::BreakerConfig, State) {
+    let config = config(50, 3, Window::Time(10 * SEC));
     let breaker = breaker(config);
     run(&breaker, "F").await;
     tokio::time::advance(SEC).await;
     run(&breaker, "F").await;
-    // The second failure is now exactly 10 s old: it has left the window.
-    tokio::time::advance(span).await;
+    tokio::time::advance(later).await;
     run(&breaker, "SF").await;
-    let now = state(&breaker);
+    (config, state(&breaker))
+}
+
+#[tokio::test(start_paused = true)]
+async fn time_window_forgets_at_exact_age() {
+    // The second failure is exactly 10 s old: it has left the window.
+    let (config, now) = failures_then_success_and_failure(10 * SEC).await;
     assert_eq!(
         now,
         State::Closed,
@@ -203,16 +208,8 @@ async fn time_window_forgets_at_exact_age() {
 
 #[tokio::test(start_paused = true)]
 async fn time_window_keeps_younger_outcomes() {
-    let span = 10 * SEC;
-    let config = config(50, 3, Window::Time(span));
-    let breaker = breaker(config);
-    run(&breaker, "F").await;
-    tokio::time::advance(SEC).await;
-    run(&breaker, "F").await;
     // One nanosecond short of 10 s: the failure of 1 s still counts.
-    tokio::time::advance(span - Duration::from_nanos(1)).await;
-    run(&breaker, "SF").await;
-    let now = state(&breaker);
+    let (config, now) = failures_then_success_and_failure(10 * SEC - Duration::from_nanos(1)).await;
     assert_eq!(
         now,
         State::Open,
