@@ -73,6 +73,9 @@ pub struct Grader<'a> {
     /// Run the graded crate's visible tests beside the hidden checks (they earn nothing; a
     /// mutant's are of no interest to `verify`).
     pub visible_tests: bool,
+    /// Grade only these checks of the rubric, by id: `verify` proves a mutant is rejected by
+    /// the checks that name it, and a hung mutant then waits out only their time limits.
+    pub only_checks: Option<Vec<String>>,
 }
 
 impl<'a> Grader<'a> {
@@ -83,6 +86,7 @@ impl<'a> Grader<'a> {
             checks_dir: None,
             build: BuildOptions::default(),
             visible_tests: true,
+            only_checks: None,
         }
     }
 
@@ -94,7 +98,10 @@ impl<'a> Grader<'a> {
 
     /// Grades `chapter` on the crate `target` names.
     pub fn grade(&self, chapter: &Chapter, target: &Target) -> Result<Report> {
-        let rubric = self.rubric(chapter)?;
+        let mut rubric = self.rubric(chapter)?;
+        if let Some(only) = &self.only_checks {
+            rubric.checks.retain(|check| only.contains(&check.id));
+        }
         // A mutant's crate is one folder per chapter, rewritten for each mutant: one at a time.
         let _lock = match target {
             Target::Mutant(_) => Some(FolderLock::acquire(

@@ -342,6 +342,18 @@ pub struct BuildOptions {
     pub color: bool,
     /// Show what cargo compiles and how far along it is, on one line of stderr.
     pub show_progress: bool,
+    /// Which target folder to build in: 0 is the workspace's, `n` is `target/lane-n/`. Cargo
+    /// builds one thing at a time in a target folder, so `verify` gives each of its lanes its
+    /// own, and their builds run side by side.
+    pub lane: usize,
+}
+
+/// The target folder of build lane `lane` (see [`BuildOptions::lane`]).
+pub fn lane_target_dir(workbook: &Workbook, lane: usize) -> PathBuf {
+    match lane {
+        0 => workbook.target_dir(),
+        n => workbook.target_dir().join(format!("lane-{n}")),
+    }
 }
 
 /// A build that either worked or failed for a reason the learner must see.
@@ -429,15 +441,23 @@ pub struct BuiltTests {
     pub local_units: freshness::LocalUnits,
 }
 
-/// Compiles the tests of the crate at `dir` (`cargo test --no-run`) in the workspace's target
-/// folder. Errors in `graded` (its sources and its visible tests) are marked as the learner's.
+/// Compiles the test targets of the crate at `dir` (`cargo test --no-run --tests`) in the
+/// lane's target folder. Errors in `graded` (its sources and its visible tests) are marked as
+/// the learner's. `--tests` leaves out what no test binary needs: the examples, and the plain
+/// library that only doc tests and examples link (a third of a learner suite's build).
 pub fn build_tests(
     workbook: &Workbook,
     dir: &Path,
     graded: &Graded,
     options: BuildOptions,
 ) -> Result<BuildOutcome<BuiltTests>> {
-    cargo_build(workbook, dir, graded, &["test", "--no-run"], options)
+    cargo_build(
+        workbook,
+        dir,
+        graded,
+        &["test", "--no-run", "--tests"],
+        options,
+    )
 }
 
 /// Runs `cargo <subcommand…>` on the crate at `dir` with JSON messages, and collects its
@@ -460,7 +480,7 @@ pub fn cargo_build(
         .args(subcommand)
         .args(["--message-format", format, "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", workbook.target_dir())
+        .env("CARGO_TARGET_DIR", lane_target_dir(workbook, options.lane))
         .env_remove("RUSTC_BOOTSTRAP")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -22,6 +22,7 @@ mod shown_answers;
 mod suites;
 mod system;
 mod term;
+mod tools;
 mod util;
 mod workbook;
 

@@ -64,6 +64,16 @@ fn default_file() -> String {
     "src/lib.rs".to_owned()
 }
 
+/// How many mutant files a chapter has, without reading them.
+pub fn count(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .flatten()
+            .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "toml"))
+            .count()
+    })
+}
+
 /// Every mutant of a chapter, sorted by name.
 pub fn load_all(dir: &Path) -> Result<Vec<Mutant>> {
     let mut mutants = Vec::new();

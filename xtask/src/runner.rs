@@ -120,8 +120,8 @@ pub const SKIP_MARKER: &str = "workbook-skip: ";
 
 /// Runs every planned test and returns the results in plan order.
 ///
-/// All tests first run together in one process, which is fast; every test that did not pass
-/// there (failed, hung, crashed, skipped, or never reported) then runs alone in its own process,
+/// All tests first run together in one process, which is fast (unless there are no more tests
+/// than `parallel`); every test that did not pass there (failed, hung, crashed, skipped, or never reported) then runs alone in its own process,
 /// `parallel` at a time, so that its outcome and message are its own.
 ///
 /// The run together stops after `together_wall` (at most 10 s): it only decides which tests
@@ -137,7 +137,13 @@ pub fn run_all(
     together_wall: Duration,
 ) -> Result<Vec<TestRun>> {
     std::fs::create_dir_all(scratch).with_context(|| format!("creating {}", scratch.display()))?;
-    let passed_together = run_together(binary, plan, scratch, parallel, together_wall)?;
+    // With no more tests than parallel runs, each runs alone at once: a run together first
+    // could only add time.
+    let passed_together = if plan.len() <= parallel.max(1) {
+        HashMap::new()
+    } else {
+        run_together(binary, plan, scratch, parallel, together_wall)?
+    };
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<TestRun>>>> =
         Mutex::new(plan.iter().map(|_| None).collect());

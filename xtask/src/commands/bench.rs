@@ -2,7 +2,10 @@
 //! through `cargo xtask check` — on a copy of the chapter's solution under `target/`, each beside
 //! the floor measured in the same run: compiling, linking and running a one-test crate with no
 //! dependencies after the same one-line edit. A shared or slow machine inflates every figure
-//! alike, so the ratio to the floor is the figure to compare.
+//! alike, so the ratio to the floor is the figure to compare. Rustlings, timed after the same
+//! edit in the same run, is the yardstick of the edit figure.
+
+mod rustlings;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -33,6 +36,10 @@ pub struct BenchArgs {
     /// folder: a minute or more).
     #[arg(long)]
     pub skip_cold: bool,
+    /// Skip the comparison with rustlings (the first run installs rustlings 6 into
+    /// target/tools/: about three minutes).
+    #[arg(long)]
+    pub skip_rustlings: bool,
 }
 
 /// One `cargo xtask check` run.
@@ -49,6 +56,8 @@ struct Sample {
 struct Figures {
     floor_edit: Vec<Timed>,
     floor_warm: Vec<Timed>,
+    rustlings_edit: Vec<Timed>,
+    rustlings_warm: Vec<Timed>,
     warm: Vec<Sample>,
     edited: Vec<Sample>,
     watched: Vec<Timed>,
@@ -64,6 +73,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let floor_lib = floor.join("src/lib.rs");
     let floor_original = std::fs::read_to_string(&floor_lib)?;
     let runs = args.runs.max(1);
+    let rustlings = if args.skip_rustlings {
+        None
+    } else {
+        Some(rustlings::Rustlings::prepare(&workbook)?)
+    };
 
     println!(
         "bench {} on a copy of its solution ({runs} runs each, interleaved with the floor){}",
@@ -75,9 +89,14 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     // Warm everything once: the grader, the harness, the floor.
     cargo_test(&workbook, &floor)?;
     sample(&workbook, chapter, &copy, None)?;
+    if let Some(rustlings) = &rustlings {
+        rustlings.run()?;
+    }
     let mut figures = Figures {
         floor_edit: Vec::new(),
         floor_warm: Vec::new(),
+        rustlings_edit: Vec::new(),
+        rustlings_warm: Vec::new(),
         warm: Vec::new(),
         edited: Vec::new(),
         watched: Vec::new(),
@@ -87,6 +106,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         std::fs::write(&floor_lib, edit(&floor_original))?;
         figures.floor_edit.push(cargo_test(&workbook, &floor)?);
         figures.floor_warm.push(cargo_test(&workbook, &floor)?);
+        if let Some(rustlings) = &rustlings {
+            rustlings.edit(run)?;
+            figures.rustlings_edit.push(rustlings.run()?);
+            figures.rustlings_warm.push(rustlings.run()?);
+        }
         std::fs::write(&lib, edit(&original))?;
         figures
             .edited
@@ -136,11 +160,29 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         medians(&figures.floor_warm),
         "",
     );
-    row(
-        "check after a one-line edit",
-        edited,
-        "≤ 0.4 s, about 2× the floor",
-    );
+    let rustlings_edit =
+        (!figures.rustlings_edit.is_empty()).then(|| medians(&figures.rustlings_edit));
+    if let Some(rustlings_edit) = rustlings_edit {
+        row(
+            "rustlings run after the same edit",
+            rustlings_edit,
+            "(the yardstick)",
+        );
+        row(
+            "rustlings run, nothing changed",
+            medians(&figures.rustlings_warm),
+            "",
+        );
+    }
+    let edit_budget = match rustlings_edit {
+        Some(yardstick) => format!(
+            "≤ 0.7× rustlings = {:.3} s (here {:.2}×)",
+            yardstick.wall.as_secs_f64() * 0.7,
+            edited.wall.as_secs_f64() / yardstick.wall.as_secs_f64().max(1e-9)
+        ),
+        None => "≤ 0.7× rustlings, about 0.4 s".to_owned(),
+    };
+    row("check after a one-line edit", edited, &edit_budget);
     row(
         "warm check, nothing changed",
         medians(&timed(&figures.warm)),

@@ -7,10 +7,15 @@ use std::process::{Command, ExitCode};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use crate::tools::Tool;
 use crate::workbook::Workbook;
 
 /// The mdBook release the book is written for.
-const MDBOOK_VERSION: &str = "0.5.4";
+const MDBOOK: Tool = Tool {
+    name: "mdbook",
+    version: "0.5.4",
+    install_time: "about two minutes",
+};
 
 /// Build the book into book/build/ (or serve it with live reload).
 #[derive(Debug, Args)]
@@ -104,51 +109,7 @@ pub fn builds(workbook: &Workbook) -> Result<bool> {
 /// The mdbook binary: one on PATH at the right version, or ours in the target folder's tools/,
 /// installed if it is not there yet.
 pub fn ensure_mdbook(workbook: &Workbook) -> Result<PathBuf> {
-    let tools = workbook.target_dir().join("tools");
-    let ours = tools.join("bin/mdbook");
-    if reports_version(&ours) {
-        return Ok(ours);
-    }
-    if reports_version(Path::new("mdbook")) {
-        return Ok(PathBuf::from("mdbook"));
-    }
-    println!(
-        "Installing mdBook {MDBOOK_VERSION} into {} (once; about two minutes)…",
-        tools.display()
-    );
-    let status = Command::new(crate::util::cargo())
-        .args([
-            "install",
-            "mdbook",
-            "--locked",
-            "--quiet",
-            "--version",
-            MDBOOK_VERSION,
-            "--root",
-        ])
-        .arg(&tools)
-        .status()
-        .context("running cargo install mdbook")?;
-    if !status.success() || !reports_version(&ours) {
-        bail!(
-            "installing mdBook failed; `cargo install mdbook --version {MDBOOK_VERSION}` by hand may say why"
-        );
-    }
-    Ok(ours)
-}
-
-/// True when `mdbook` runs and is the version the book is written for.
-fn reports_version(mdbook: &Path) -> bool {
-    Command::new(mdbook)
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| {
-            // `mdbook v0.5.4`: the last word, exactly (0.5.40 is another version).
-            String::from_utf8_lossy(&output.stdout)
-                .split_whitespace()
-                .last()
-                .is_some_and(|word| word.trim_start_matches('v') == MDBOOK_VERSION)
-        })
+    MDBOOK.ensure(workbook)
 }
 
 fn open_in_browser(index: &Path) {

@@ -89,6 +89,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         build: BuildOptions {
             color: style.color,
             show_progress: args.format == Format::Text && std::io::stderr().is_terminal(),
+            ..BuildOptions::default()
         },
         ..Grader::new(&workbook)
     };

@@ -4,7 +4,7 @@
 //! the built book in headless Chromium.
 
 use std::process::{Command, ExitCode};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::Args;
@@ -45,44 +45,70 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
     }
     // Before the tests: the class report's test (xtask/tests/grade_class.rs) needs it too.
     crate::system::ensure(&[crate::system::CHROMIUM])?;
-    let mut steps: Vec<(&str, bool)> = Vec::new();
+    let mut stages = Stages::default();
+    // Finding or starting PostgreSQL, installing Chromium.
+    stages.times.push(("setup", started.elapsed()));
 
     println!("== cargo test (the workbook's own crates and the solutions)");
-    let tests = Command::new(crate::util::cargo())
-        .args(["test", "--quiet"])
-        .current_dir(&workbook.root)
-        .status()?
-        .success();
-    steps.push(("cargo test", tests));
+    stages.run("cargo test", || {
+        Ok(vec![(
+            "cargo test",
+            Command::new(crate::util::cargo())
+                .args(["test", "--quiet"])
+                .current_dir(&workbook.root)
+                .status()?
+                .success(),
+        )])
+    })?;
 
     println!("== cargo xtask verify");
-    let verified = verify::run(verify::VerifyArgs {
-        chapters: Vec::new(),
-        no_mutants: false,
-        shipped_only: false,
-        jobs: None,
-    })? == ExitCode::SUCCESS;
-    steps.push(("verify", verified));
+    stages.run("verify", || {
+        let verified = verify::run(verify::VerifyArgs {
+            chapters: Vec::new(),
+            no_mutants: false,
+            shipped_only: false,
+            jobs: None,
+        })? == ExitCode::SUCCESS;
+        Ok(vec![("verify", verified)])
+    })?;
 
     println!(
         "== other platforms: clippy on {} for the workspace and every harness, the sandbox under Wine",
         crate::cross::TARGETS.join(", ")
     );
-    let cross = crate::cross::run(&workbook)?;
-    steps.push(("cross-platform clippy", cross.clippy_clean));
-    steps.push(("sandbox tests under Wine", cross.wine_tests_pass));
+    stages.run(CROSS_STAGE, || {
+        let cross = crate::cross::run(&workbook)?;
+        Ok(vec![
+            ("cross-platform clippy", cross.clippy_clean),
+            ("sandbox tests under Wine", cross.wine_tests_pass),
+        ])
+    })?;
 
     println!("== the book in a browser");
-    let browsed = crate::commands::book::browser_test(&workbook)? == ExitCode::SUCCESS;
-    steps.push(("browser test of the book", browsed));
+    stages.run("browser test", || {
+        let browsed = crate::commands::book::browser_test(&workbook)? == ExitCode::SUCCESS;
+        Ok(vec![("browser test of the book", browsed)])
+    })?;
 
+    let steps = stages.steps;
+    let total = started.elapsed();
+    println!(
+        "\nci took {:.0} s; {:.0} s without the cross-platform stage ({})",
+        total.as_secs_f64(),
+        (total - stages.cross_time).as_secs_f64(),
+        stages
+            .times
+            .iter()
+            .map(|(name, time)| format!("{name} {:.0} s", time.as_secs_f64()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let failed: Vec<&str> = steps
         .iter()
         .filter(|(_, ok)| !ok)
         .map(|(name, _)| *name)
         .collect();
     let passed = steps.len() - failed.len();
-    println!("\nci took {:.0} s", started.elapsed().as_secs_f64());
     // The closing line: "N passed, N failed" alone after one word.
     println!("ci: {passed} passed, {} failed", failed.len());
     if failed.is_empty() {
@@ -90,5 +116,34 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
     } else {
         println!("failed: {}", failed.join(", "));
         Ok(ExitCode::FAILURE)
+    }
+}
+
+/// The stage whose time is budgeted apart (it prints its own time too).
+const CROSS_STAGE: &str = "cross-platform";
+
+/// The stages run so far: each step's verdict, and each stage's time.
+#[derive(Default)]
+struct Stages {
+    steps: Vec<(&'static str, bool)>,
+    times: Vec<(&'static str, Duration)>,
+    cross_time: Duration,
+}
+
+impl Stages {
+    /// Runs one stage, which reports a verdict for each of its steps, and times it.
+    fn run(
+        &mut self,
+        name: &'static str,
+        stage: impl FnOnce() -> Result<Vec<(&'static str, bool)>>,
+    ) -> Result<()> {
+        let started = Instant::now();
+        self.steps.extend(stage()?);
+        let elapsed = started.elapsed();
+        if name == CROSS_STAGE {
+            self.cross_time = elapsed;
+        }
+        self.times.push((name, elapsed));
+        Ok(())
     }
 }

@@ -172,45 +172,58 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
             ExitCode::FAILURE
         });
     }
-    // The steps, in the order their findings are shown; they run side by side.
-    let mut steps: Vec<Step> = Vec::new();
+    // The steps, in the order their findings are shown; they run side by side. Each weighs
+    // about what it builds, so the lanes get equal shares.
+    let mut steps: Vec<(usize, Step)> = Vec::new();
     if args.chapters.is_empty() {
-        steps.push(Box::new(|workbook: &Workbook, findings: &mut Findings| {
-            findings.line("the workbook");
-            verify_layout(workbook, findings)?;
-            findings.require(
-                crate::commands::figures::figures(workbook, true)?,
-                "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
-            );
-            findings.require(
-                crate::commands::book::builds(workbook)?,
-                "the book builds (mdbook build book)",
-            );
-            Ok(())
-        }));
+        steps.push((
+            BOOK_STEP_WEIGHT,
+            Box::new(|workbook: &Workbook, _lane, findings: &mut Findings| {
+                findings.line("the workbook");
+                verify_layout(workbook, findings)?;
+                findings.require(
+                    crate::commands::figures::figures(workbook, true)?,
+                    "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
+                );
+                findings.require(
+                    crate::commands::book::builds(workbook)?,
+                    "the book builds (mdbook build book)",
+                );
+                Ok(())
+            }),
+        ));
     }
     for chapter in &chapters {
         let with_mutants = !args.no_mutants;
-        steps.push(Box::new(
-            move |workbook: &Workbook, findings: &mut Findings| {
-                let started = Instant::now();
-                verify_chapter(workbook, chapter, with_mutants, findings)?;
-                findings.line(format!(
-                    "  ({} took {:.1} s; {})",
-                    chapter.id,
-                    started.elapsed().as_secs_f64(),
-                    findings.graded.summary()
-                ));
-                Ok(())
-            },
+        let weight = 2 + if with_mutants {
+            mutants::count(&workbook.mutants_dir(chapter))
+        } else {
+            0
+        };
+        steps.push((
+            weight,
+            Box::new(
+                move |workbook: &Workbook, lane: usize, findings: &mut Findings| {
+                    let started = Instant::now();
+                    verify_chapter(workbook, chapter, with_mutants, lane, findings)?;
+                    findings.line(format!(
+                        "  ({} took {:.1} s; {})",
+                        chapter.id,
+                        started.elapsed().as_secs_f64(),
+                        findings.graded.summary()
+                    ));
+                    Ok(())
+                },
+            ),
         ));
     }
     let linted = chapters.clone();
-    steps.push(Box::new(
-        move |workbook: &Workbook, findings: &mut Findings| {
+    steps.push((
+        LINT_STEP_WEIGHT,
+        Box::new(move |workbook: &Workbook, _lane, findings: &mut Findings| {
             findings.line("lint");
             lint_solutions(workbook, &linted, findings)
-        },
+        }),
     ));
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
     run_steps(&workbook, steps, jobs, &mut findings)?;
@@ -244,47 +257,69 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     }
 }
 
-/// One part of a verify whose findings are shown together.
-type Step<'a> = Box<dyn FnOnce(&Workbook, &mut Findings) -> Result<()> + Send + 'a>;
+/// One part of a verify whose findings are shown together. It builds in its lane's target
+/// folder (see [`harness::BuildOptions::lane`]).
+type Step<'a> = Box<dyn FnOnce(&Workbook, usize, &mut Findings) -> Result<()> + Send + 'a>;
 
-/// The number of cores: while one chapter waits on cargo's lock on the target folder or on a
-/// check's time limit, another runs its checks or compiles.
+/// What the workbook's own step (figures, book) and the lint step weigh, in gradings.
+const BOOK_STEP_WEIGHT: usize = 10;
+const LINT_STEP_WEIGHT: usize = 10;
+
+/// The number of cores: one lane of builds and checks each.
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(2, usize::from)
 }
 
-/// Runs the steps, `jobs` at a time, and prints each one's findings in order as soon as it and
-/// every step before it are done. Builds still take turns (cargo locks the target folder); the
-/// gain is running one chapter's checks while another compiles. Each chapter keeps its own
-/// harness and mutant folders, so chapters never share a file.
+/// Which lane each step runs in: the heaviest first, each to the lane with the least weight so
+/// far. A chapter always lands in the same lane while its weight stays the same, so its builds
+/// stay incremental in that lane's target folder.
+fn assign_lanes(weights: &[usize], lanes: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by_key(|&index| (std::cmp::Reverse(weights[index]), index));
+    let mut load = vec![0; lanes.max(1)];
+    let mut lane_of = vec![0; weights.len()];
+    for index in order {
+        let lightest = (0..load.len())
+            .min_by_key(|&lane| (load[lane], lane))
+            .unwrap_or(0);
+        lane_of[index] = lightest;
+        load[lightest] += weights[index];
+    }
+    lane_of
+}
+
+/// Runs the steps in `jobs` lanes side by side, and prints each step's findings in order as soon
+/// as it and every step before it are done. Each lane builds in a target folder of its own
+/// (cargo builds one thing at a time in a folder), and each chapter keeps its own harness and
+/// mutant folders, so lanes never share a file or a lock.
 fn run_steps(
     workbook: &Workbook,
-    steps: Vec<Step>,
+    steps: Vec<(usize, Step)>,
     jobs: usize,
     findings: &mut Findings,
 ) -> Result<()> {
     use std::collections::BTreeMap;
-    use std::sync::Mutex;
     use std::sync::mpsc;
     if jobs == 1 {
-        for step in steps {
-            step(workbook, findings)?;
+        for (_, step) in steps {
+            step(workbook, 0, findings)?;
         }
         return Ok(());
     }
-    let count = steps.len();
-    let queue = Mutex::new(steps.into_iter().enumerate());
+    let weights: Vec<usize> = steps.iter().map(|(weight, _)| *weight).collect();
+    let lane_of = assign_lanes(&weights, jobs);
+    let mut lanes: Vec<Vec<(usize, Step)>> = (0..jobs).map(|_| Vec::new()).collect();
+    for (index, (_, step)) in steps.into_iter().enumerate() {
+        lanes[lane_of[index]].push((index, step));
+    }
     let (printer, messages) = mpsc::channel::<Message>();
     std::thread::scope(|scope| {
-        for _ in 0..jobs.min(count) {
+        for (lane, own_steps) in lanes.into_iter().enumerate() {
             let printer = printer.clone();
-            let queue = &queue;
             scope.spawn(move || {
-                loop {
-                    let next = queue.lock().expect("a verify worker panicked").next();
-                    let Some((index, step)) = next else { break };
+                for (index, step) in own_steps {
                     let mut step_findings = Findings::sent(index, printer.clone());
-                    let result = step(workbook, &mut step_findings);
+                    let result = step(workbook, lane, &mut step_findings);
                     step_findings.sent = None;
                     if printer
                         .send(Message::Done(index, step_findings, result))
@@ -338,6 +373,7 @@ pub fn verify_chapter(
     workbook: &Workbook,
     chapter: &Chapter,
     with_mutants: bool,
+    lane: usize,
     findings: &mut Findings,
 ) -> Result<()> {
     findings.line(chapter.to_string());
@@ -349,9 +385,16 @@ pub fn verify_chapter(
         }
     };
     verify_structure(workbook, chapter, &rubric, findings)?;
-    verify_examples(workbook, chapter, findings)?;
+    let build = harness::BuildOptions {
+        lane,
+        ..harness::BuildOptions::default()
+    };
+    verify_examples(workbook, chapter, build, findings)?;
 
-    let grader = Grader::new(workbook);
+    let grader = Grader {
+        build,
+        ..Grader::new(workbook)
+    };
     let exercise = grader.grade(chapter, &Target::Exercise)?;
     findings.graded.add(&exercise);
     verify_exercise_fails(chapter, &exercise, findings);
@@ -698,12 +741,6 @@ fn verify_mutants(
     findings: &mut Findings,
 ) -> Result<()> {
     let workbook = grader.workbook;
-    // Only hidden checks reject a mutant: its run of the exercise's visible tests would tell
-    // nothing, and a hung mutant would wait out their 10 s limits.
-    let grader = &Grader {
-        visible_tests: false,
-        ..Grader::new(workbook)
-    };
     let id = &chapter.id;
     let all = match mutants::load_all(&workbook.mutants_dir(chapter)) {
         Ok(all) => all,
@@ -728,7 +765,16 @@ fn verify_mutants(
             ));
             continue;
         }
-        let report = match grader.grade(chapter, &Target::Mutant(mutant.name.clone())) {
+        // Only the checks that name the mutant run: they are what must reject it, and a hung
+        // mutant then waits out their time limits alone. The exercise's visible tests would
+        // tell nothing, and wait out their 10 s limits.
+        let named = Grader {
+            visible_tests: false,
+            only_checks: Some(mutant.rejected_by.clone()),
+            build: grader.build,
+            ..Grader::new(workbook)
+        };
+        let report = match named.grade(chapter, &Target::Mutant(mutant.name.clone())) {
             Ok(report) => {
                 findings.graded.add(&report);
                 report
@@ -796,24 +842,14 @@ fn verify_rejection(
         .filter(|check| !report.result(check).is_some_and(|r| r.outcome.failed()))
         .map(String::as_str)
         .collect();
-    let also: Vec<&str> = report
-        .hidden()
-        .filter(|r| r.outcome.failed() && !mutant.rejected_by.contains(&r.id))
-        .map(|r| r.id.as_str())
-        .collect();
-    let also = if also.is_empty() {
-        String::new()
-    } else {
-        format!("; also caught by {}", also.join(", "))
-    };
     if survived.is_empty() {
         findings.ok(format!(
-            "{id}: mutant {} is rejected by {named}{also}",
+            "{id}: mutant {} is rejected by {named}",
             mutant.name
         ));
     } else {
         findings.fail(format!(
-            "{id}: mutant {} survives {} ({}){also}",
+            "{id}: mutant {} survives {} ({})",
             mutant.name,
             survived.join(", "),
             mutant.description
@@ -939,7 +975,12 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
 /// The page's "predict, then run" programs (`exercises/<chapter>/examples/*.rs`) compile and run
 /// against the solution: built as examples of a copy of the solution that carries the exercise's
 /// library name, each run in the sandbox and expected to exit successfully.
-fn verify_examples(workbook: &Workbook, chapter: &Chapter, findings: &mut Findings) -> Result<()> {
+fn verify_examples(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    build: harness::BuildOptions,
+    findings: &mut Findings,
+) -> Result<()> {
     let id = &chapter.id;
     let exercise = workbook.exercise_dir(chapter);
     let examples: Vec<(String, String)> = rust_files(&exercise.join("examples"))?
@@ -967,13 +1008,7 @@ fn verify_examples(workbook: &Workbook, chapter: &Chapter, findings: &mut Findin
         },
     )?;
     let copy = harness::Graded::at(&dir, "the solution".to_owned(), "examples")?;
-    let built = harness::cargo_build(
-        workbook,
-        &dir,
-        &copy,
-        &["build", "--examples"],
-        harness::BuildOptions::default(),
-    )?;
+    let built = harness::cargo_build(workbook, &dir, &copy, &["build", "--examples"], build)?;
     let binaries = match built {
         harness::BuildOutcome::Built(built) => built.binaries,
         harness::BuildOutcome::Failed(failure) => {
@@ -1017,4 +1052,31 @@ fn verify_examples(workbook: &Workbook, chapter: &Chapter, findings: &mut Findin
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::assign_lanes;
+
+    #[test]
+    fn lanes_get_equal_shares_and_keep_them_from_run_to_run() {
+        let weights = [10, 64, 20, 36, 35, 2, 10];
+        let lanes = assign_lanes(&weights, 2);
+        let load = |lane| -> usize {
+            weights
+                .iter()
+                .zip(&lanes)
+                .filter(|(_, l)| **l == lane)
+                .map(|(w, _)| w)
+                .sum()
+        };
+        assert_eq!(load(0) + load(1), weights.iter().sum::<usize>());
+        assert!(load(0).abs_diff(load(1)) <= 10, "{lanes:?}");
+        assert_eq!(lanes, assign_lanes(&weights, 2));
+    }
+
+    #[test]
+    fn one_lane_takes_everything() {
+        assert_eq!(assign_lanes(&[3, 1, 2], 1), vec![0, 0, 0]);
+    }
 }

@@ -94,6 +94,7 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style) {
         build: BuildOptions {
             color: style.color,
             show_progress: std::io::stderr().is_terminal(),
+            ..BuildOptions::default()
         },
         ..Grader::new(workbook)
     };

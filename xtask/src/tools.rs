@@ -1,0 +1,70 @@
+//! Tools from crates.io that some commands need (mdBook for the book, rustlings for the
+//! benchmark's comparison): one on `PATH` at the right version, or ours under the target
+//! folder's `tools/`, installed with `cargo install` the first time it is needed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use crate::workbook::Workbook;
+
+/// A binary crate the workbook installs on demand, at one version.
+pub struct Tool {
+    /// The crate's name, which is also its binary's.
+    pub name: &'static str,
+    pub version: &'static str,
+    /// How long the first install takes, for the message that announces it.
+    pub install_time: &'static str,
+}
+
+impl Tool {
+    /// The tool's binary, installed into `target/tools/` if no binary at its version is found.
+    pub fn ensure(&self, workbook: &Workbook) -> Result<PathBuf> {
+        let tools = workbook.target_dir().join("tools");
+        let ours = tools.join("bin").join(self.name);
+        if self.reports_version(&ours) {
+            return Ok(ours);
+        }
+        if self.reports_version(Path::new(self.name)) {
+            return Ok(PathBuf::from(self.name));
+        }
+        println!(
+            "Installing {} {} into {} (once; {})…",
+            self.name,
+            self.version,
+            tools.display(),
+            self.install_time
+        );
+        let status = Command::new(crate::util::cargo())
+            .args(["install", self.name, "--locked", "--quiet", "--version"])
+            .arg(self.version)
+            .arg("--root")
+            .arg(&tools)
+            .status()
+            .with_context(|| format!("running cargo install {}", self.name))?;
+        if !status.success() || !self.reports_version(&ours) {
+            bail!(
+                "installing {} failed; `cargo install {} --version {}` by hand may say why",
+                self.name,
+                self.name,
+                self.version
+            );
+        }
+        Ok(ours)
+    }
+
+    /// True when `binary --version` runs and names exactly this version (`mdbook v0.5.4`,
+    /// `rustlings 6.5.0`: the last word; 0.5.40 is another version).
+    fn reports_version(&self, binary: &Path) -> bool {
+        Command::new(binary)
+            .arg("--version")
+            .output()
+            .is_ok_and(|output| {
+                String::from_utf8_lossy(&output.stdout)
+                    .split_whitespace()
+                    .last()
+                    .is_some_and(|word| word.trim_start_matches('v') == self.version)
+            })
+    }
+}
