@@ -280,7 +280,7 @@ fn module_name(file: &Path) -> Result<String> {
 }
 
 /// Keeps the harness on the workspace's resolved versions: copies Cargo.lock when it changed.
-fn sync_lockfile(root: &Path, harness_dir: &Path) -> Result<()> {
+pub fn sync_lockfile(root: &Path, harness_dir: &Path) -> Result<()> {
     let source = root.join("Cargo.lock");
     let Ok(lock) = std::fs::read_to_string(&source) else {
         return Ok(());
@@ -412,8 +412,8 @@ pub fn build(
     let test_binary = tests
         .binaries
         .iter()
-        .find(|(target, _)| target == "checks")
-        .map(|(_, path)| path.clone());
+        .find(|binary| binary.target == "checks")
+        .map(|binary| binary.path.clone());
     let Some(test_binary) = test_binary else {
         return Ok(BuildOutcome::Failed(CompileFailure {
             errors: Vec::new(),
@@ -432,13 +432,23 @@ pub fn build(
     }))
 }
 
-/// Every executable of one build, by target name.
+/// Every executable of one build.
 #[derive(Debug)]
 pub struct BuiltTests {
-    pub binaries: Vec<(String, PathBuf)>,
+    pub binaries: Vec<Executable>,
     pub compile_time: Duration,
     /// What the build read for the crates of this workspace (not the registry's).
     pub local_units: freshness::LocalUnits,
+}
+
+/// One executable a build produced.
+#[derive(Debug, Clone)]
+pub struct Executable {
+    /// The name of its target (a test's file stem, an example's name, the library's name).
+    pub target: String,
+    pub path: PathBuf,
+    /// The folder of the package it belongs to (one build of a workspace builds several).
+    pub package_dir: Option<PathBuf>,
 }
 
 /// Compiles the test targets of the crate at `dir` (`cargo test --no-run --tests`) in the
@@ -516,7 +526,15 @@ pub fn cargo_build(
                     );
                 }
                 if let (Some(target), Some(executable)) = (message.target, message.executable) {
-                    binaries.push((target.name, executable));
+                    binaries.push(Executable {
+                        target: target.name,
+                        path: executable,
+                        package_dir: message
+                            .manifest_path
+                            .as_deref()
+                            .and_then(Path::parent)
+                            .map(Path::to_path_buf),
+                    });
                 }
             }
             "compiler-message" => {

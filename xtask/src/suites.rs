@@ -2,7 +2,7 @@
 //! against every mutant (it should fail), and each mutant it kills earns that mutant's points.
 //! A chapter opts in with `[learner-tests]` in its rubric; nothing else in the grader changes.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -77,7 +77,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         spec,
         build,
     };
-    let run = match suite.build_and_run(&base.join("correct"), &package, None)? {
+    let run = match suite.build_and_run(&base.join("correct"), &package)? {
         BuildOutcome::Built(run) => run,
         BuildOutcome::Failed(mut failure) => {
             for error in &mut failure.errors {
@@ -106,7 +106,8 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
     } else {
         failed(not_green(&run))
     };
-    if green && let Some(message) = suite.fails_on_a_rewrite(&base, &package, rubric)? {
+    let slots = Slots::prepare(workbook, &base, &package)?;
+    if green && let Some(message) = suite.fails_on_a_rewrite(&slots, rubric)? {
         green = false;
         green_outcome = failed(message);
     }
@@ -131,38 +132,37 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
             &run,
         ),
     ];
-    let mutant_dir = base.join(MUTANT_FOLDER);
-    for mutant in mutants::load_all(&rubric.mutants_dir(workbook, chapter))? {
-        let id = kill_check_id(&mutant.name);
-        if !green {
+    let all = mutants::load_all(&rubric.mutants_dir(workbook, chapter))?;
+    if green {
+        let copies: Vec<&Mutant> = all.iter().collect();
+        let runs = suite.build_and_run_in_slots(&slots, &copies)?;
+        for (mutant, mutant_run) in all.iter().zip(runs) {
+            let outcome = match mutant_run {
+                BuildOutcome::Built(mutant_run) if mutant_run.green() => failed(format!(
+                    "a hidden mutant survived your tests — {}. All {} of your tests passed on it; \
+                     add a test that fails when the code does this",
+                    lower_first(&mutant.description),
+                    mutant_run.passed
+                )),
+                BuildOutcome::Built(_) => Outcome::Passed,
+                BuildOutcome::Failed(_) => Outcome::Crashed {
+                    reason: format!(
+                        "mutant {} does not compile (an author's error, not yours)",
+                        mutant.name
+                    ),
+                },
+            };
+            results.push(row(rubric, &kill_check_id(&mutant.name), outcome, &run));
+        }
+    } else {
+        for mutant in &all {
             results.push(row(
                 rubric,
-                &id,
+                &kill_check_id(&mutant.name),
                 failed("not run: your tests must first pass on the correct code".to_owned()),
                 &run,
             ));
-            continue;
         }
-        let outcome = match suite.build_and_run(
-            &mutant_dir,
-            &mutant_package(&package),
-            Some(&mutant),
-        )? {
-            BuildOutcome::Built(mutant_run) if mutant_run.green() => failed(format!(
-                "a hidden mutant survived your tests — {}. All {} of your tests passed on it; add a \
-                 test that fails when the code does this",
-                lower_first(&mutant.description),
-                mutant_run.passed
-            )),
-            BuildOutcome::Built(_) => Outcome::Passed,
-            BuildOutcome::Failed(_) => Outcome::Crashed {
-                reason: format!(
-                    "mutant {} does not compile (an author's error, not yours)",
-                    mutant.name
-                ),
-            },
-        };
-        results.push(row(rubric, &id, outcome, &run));
     }
     report.run_ms = run.elapsed.as_millis() as u64;
     report.results = results;
@@ -173,12 +173,50 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
     Ok(report)
 }
 
-/// The folder, under a suite's work folder, where the mutants (and the rewrites) are built.
-const MUTANT_FOLDER: &str = "mutant";
+/// The folder, under a suite's work folder, where the mutants (and the rewrites) are built: a
+/// workspace of [`SLOTS`] copies of the crate, which one cargo run builds side by side.
+const SLOTS_FOLDER: &str = "slots";
 
-/// The package name the mutants (and the rewrites) are built under.
-fn mutant_package(package: &str) -> String {
-    format!("{package}_mutant")
+/// The copies built side by side. Every rewrite runs in each of them, so that nothing but the
+/// code under test tells a rewrite from a mutant (not the package name, not the folder).
+const SLOTS: [&str; 2] = ["a", "b"];
+
+/// The workspace of copies where mutants and rewrites are built.
+struct Slots {
+    root: PathBuf,
+    /// Each copy's folder and package name, in the order of [`SLOTS`].
+    members: Vec<(PathBuf, String)>,
+}
+
+impl Slots {
+    /// Writes the workspace's manifest (the copies' profiles live there) and its lockfile.
+    fn prepare(workbook: &crate::workbook::Workbook, base: &Path, package: &str) -> Result<Self> {
+        let root = base.join(SLOTS_FOLDER);
+        let members: Vec<_> = SLOTS
+            .iter()
+            .map(|slot| (root.join(slot), format!("{package}_mutant_{slot}")))
+            .collect();
+        let mut workspace = toml::Table::new();
+        workspace.insert(
+            "members".to_owned(),
+            toml::Value::Array(SLOTS.iter().map(|s| toml::Value::from(*s)).collect()),
+        );
+        workspace.insert("resolver".to_owned(), toml::Value::from("3"));
+        let mut manifest =
+            toml::Table::from_iter([("workspace".to_owned(), toml::Value::Table(workspace))]);
+        if let Some(profiles) = crate::manifest_toml::workspace_profiles(&workbook.root)? {
+            manifest.insert("profile".to_owned(), profiles);
+        }
+        crate::util::write_if_changed(
+            &root.join("Cargo.toml"),
+            &format!(
+                "# Generated by the grader: copies of a learner's crate, built side by side.\n{}",
+                toml::to_string(&manifest).context("writing the slots' manifest")?
+            ),
+        )?;
+        harness::sync_lockfile(&workbook.root, &root)?;
+        Ok(Self { root, members })
+    }
 }
 
 fn failed(message: String) -> Outcome {
@@ -255,49 +293,89 @@ impl Suite<'_> {
     /// behaviour, other text), and says why the suite is not green when it fails on one.
     fn fails_on_a_rewrite(
         &self,
-        base: &Path,
-        package: &str,
+        slots: &Slots,
         rubric: &crate::workbook::Rubric,
     ) -> Result<Option<String>> {
         for file in &self.spec.rewrites {
             let rewrite = mutants::load(&rubric.dir.join(file))?;
-            // Built exactly where and as the mutants are, so that nothing but the code under
-            // test tells a rewrite from a mutant (not the package name, not the folder).
-            match self.build_and_run(
-                &base.join(MUTANT_FOLDER),
-                &mutant_package(package),
-                Some(&rewrite),
-            )? {
-                BuildOutcome::Built(run) if run.green() => {}
-                BuildOutcome::Built(run) => {
-                    return Ok(Some(format!(
-                        "your tests pass on the shipped code but not on a copy of it that behaves \
-                         exactly the same and is only written differently ({}); {}. A test must \
-                         check what the code does, never its text",
-                        rewrite.description,
-                        lower_first(&not_green(&run)),
-                    )));
-                }
-                BuildOutcome::Failed(_) => {
-                    return Ok(Some(format!(
-                        "your tests do not compile against a copy of the code under test that is \
-                         only written differently ({}): they must use its public items only",
-                        rewrite.description,
-                    )));
+            // Built in every slot, exactly where and as the mutants are.
+            let copies = vec![&rewrite; slots.members.len()];
+            for run in self.build_and_run_in_slots(slots, &copies)? {
+                match run {
+                    BuildOutcome::Built(run) if run.green() => {}
+                    BuildOutcome::Built(run) => {
+                        return Ok(Some(format!(
+                            "your tests pass on the shipped code but not on a copy of it that \
+                             behaves exactly the same and is only written differently ({}); {}. \
+                             A test must check what the code does, never its text",
+                            rewrite.description,
+                            lower_first(&not_green(&run)),
+                        )));
+                    }
+                    BuildOutcome::Failed(_) => {
+                        return Ok(Some(format!(
+                            "your tests do not compile against a copy of the code under test \
+                             that is only written differently ({}): they must use its public \
+                             items only",
+                            rewrite.description,
+                        )));
+                    }
                 }
             }
         }
         Ok(None)
     }
 
-    /// Writes the learner's crate (with `mutant`'s edits) to `dir`, builds its tests, and runs
-    /// each test binary through the runner.
-    fn build_and_run(
+    /// Builds and runs the suite on each copy, as many at a time as there are slots: one cargo
+    /// run builds a round's copies side by side. A round that does not compile is built again
+    /// one copy at a time, so that each copy's failure is its own.
+    fn build_and_run_in_slots(
+        &self,
+        slots: &Slots,
+        copies: &[&Mutant],
+    ) -> Result<Vec<BuildOutcome<SuiteRun>>> {
+        let mut outcomes = Vec::new();
+        for round in copies.chunks(slots.members.len()) {
+            let members = &slots.members[..round.len()];
+            for ((dir, package), mutant) in members.iter().zip(round) {
+                self.write_copy(dir, package, Some(mutant), true)?;
+            }
+            let packages: Vec<&str> = members.iter().map(|(_, p)| p.as_str()).collect();
+            match self.build(&slots.root, &packages)? {
+                BuildOutcome::Built(built) => {
+                    for (dir, _) in members {
+                        let binaries: Vec<harness::Executable> = built
+                            .binaries
+                            .iter()
+                            .filter(|binary| binary.package_dir.as_deref() == Some(dir.as_path()))
+                            .cloned()
+                            .collect();
+                        outcomes.push(BuildOutcome::Built(self.run(dir, &binaries)?));
+                    }
+                }
+                BuildOutcome::Failed(_) => {
+                    for (dir, package) in members {
+                        outcomes.push(match self.build(&slots.root, &[package])? {
+                            BuildOutcome::Built(built) => {
+                                BuildOutcome::Built(self.run(dir, &built.binaries)?)
+                            }
+                            BuildOutcome::Failed(failure) => BuildOutcome::Failed(failure),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(outcomes)
+    }
+
+    /// Writes the learner's crate, with the code under test and `mutant`'s edits, to `dir`.
+    fn write_copy(
         &self,
         dir: &Path,
         package: &str,
         mutant: Option<&Mutant>,
-    ) -> Result<BuildOutcome<SuiteRun>> {
+        workspace_member: bool,
+    ) -> Result<()> {
         mutants::write_crate_copy(
             &self.graded.dir,
             dir,
@@ -305,14 +383,40 @@ impl Suite<'_> {
                 package,
                 replaced: self.under_test,
                 mutant,
+                workspace_member,
                 ..CrateCopy::default()
             },
-        )?;
-        let copy = Graded::at(dir, self.graded.label.clone(), "suite")?;
-        let built = match harness::build_tests(self.workbook, dir, &copy, self.build)? {
-            BuildOutcome::Built(built) => built,
-            BuildOutcome::Failed(failure) => return Ok(BuildOutcome::Failed(failure)),
+        )
+    }
+
+    /// Builds the tests of `packages` of the workspace (or the crate) at `dir`.
+    fn build(&self, dir: &Path, packages: &[&str]) -> Result<BuildOutcome<harness::BuiltTests>> {
+        let copy = Graded {
+            dir: dir.to_path_buf(),
+            package: packages.join(" "),
+            label: self.graded.label.clone(),
+            kind: "suite",
+            visible_tests: dir.join("tests"),
         };
+        let mut subcommand = vec!["test", "--no-run", "--tests"];
+        for package in packages {
+            subcommand.extend(["--package", package]);
+        }
+        harness::cargo_build(self.workbook, dir, &copy, &subcommand, self.build)
+    }
+
+    /// Writes the learner's crate to `dir` as the stand-alone package `package`, builds its
+    /// tests and runs them.
+    fn build_and_run(&self, dir: &Path, package: &str) -> Result<BuildOutcome<SuiteRun>> {
+        self.write_copy(dir, package, None, false)?;
+        Ok(match self.build(dir, &[])? {
+            BuildOutcome::Built(built) => BuildOutcome::Built(self.run(dir, &built.binaries)?),
+            BuildOutcome::Failed(failure) => BuildOutcome::Failed(failure),
+        })
+    }
+
+    /// Runs each test binary of a copy at `dir` through the runner.
+    fn run(&self, dir: &Path, binaries: &[harness::Executable]) -> Result<SuiteRun> {
         let limits = Limits {
             wall: Duration::from_millis((self.spec.max_suite_ms * 3).max(3_000)),
             memory_bytes: TESTS_MEMORY_BYTES,
@@ -328,8 +432,10 @@ impl Suite<'_> {
         let scratch = dir.join("runs").join(std::process::id().to_string());
         std::fs::create_dir_all(&scratch)
             .with_context(|| format!("creating {}", scratch.display()))?;
-        for (index, (target, binary)) in built.binaries.iter().enumerate() {
-            let tests = runner::run_binary(binary, &[], 2, limits, &scratch, &index.to_string())?;
+        for (index, binary) in binaries.iter().enumerate() {
+            let target = &binary.target;
+            let tests =
+                runner::run_binary(&binary.path, &[], 2, limits, &scratch, &index.to_string())?;
             run.elapsed += tests.finished.elapsed;
             run.peak_memory_kib = run.peak_memory_kib.max(tests.finished.peak_memory_kib);
             run.passed += tests.passed.len();
@@ -355,6 +461,6 @@ impl Suite<'_> {
                 Ending::Exited(_) => {}
             }
         }
-        Ok(BuildOutcome::Built(run))
+        Ok(run)
     }
 }

@@ -1004,7 +1004,7 @@ fn verify_examples(
             package: &format!("{}_examples", chapter.crate_name()),
             library: Some(&chapter.crate_name()),
             replaced: &examples,
-            mutant: None,
+            ..mutants::CrateCopy::default()
         },
     )?;
     let copy = harness::Graded::at(&dir, "the solution".to_owned(), "examples")?;
@@ -1028,12 +1028,12 @@ fn verify_examples(
     };
     for (name, _) in &examples {
         let stem = name.trim_start_matches("examples/").trim_end_matches(".rs");
-        let Some((_, binary)) = binaries.iter().find(|(target, _)| target == stem) else {
+        let Some(binary) = binaries.iter().find(|binary| binary.target == stem) else {
             findings.fail(format!("{id}: {name} built no program"));
             continue;
         };
         let (stdout, stderr) = (scratch.join("stdout"), scratch.join("stderr"));
-        let mut command = Command::new(binary);
+        let mut command = Command::new(&binary.path);
         command.current_dir(&scratch).env("NO_COLOR", "1");
         let finished = sandbox::run(command, limits, &stdout, &stderr)?;
         let ok = matches!(&finished.ending, Ending::Exited(status) if status.success());

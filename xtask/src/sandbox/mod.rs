@@ -103,8 +103,13 @@ pub fn abnormal_end(status: &ExitStatus) -> Option<Cause> {
 }
 
 /// The shortest pause between two looks at a running process; it doubles up to `POLL_MAX`.
-const POLL_MIN: Duration = Duration::from_millis(1);
-const POLL_MAX: Duration = Duration::from_millis(20);
+/// A look costs one non-blocking wait, and a check that ends is seen within `POLL_MAX`.
+const POLL_MIN: Duration = Duration::from_micros(250);
+const POLL_MAX: Duration = Duration::from_millis(2);
+
+/// How often the watchdog looks at the output files and the tree's memory (where the kernel
+/// does not cap them itself): it reads files and, on macOS, every process of the tree.
+const WATCH_EVERY: Duration = Duration::from_millis(20);
 
 /// Runs `command` with `limits`, its stdout and stderr going to the two files.
 /// Every process of its tree is killed before this returns.
@@ -117,6 +122,7 @@ pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -
     let mut tree = os::Tree::spawn(command, limits).context("starting the check process")?;
     let mut pause = POLL_MIN;
     let mut stopped = false;
+    let mut watched = started;
     let ending = loop {
         if let Some(status) = tree.try_wait().context("waiting for the check process")? {
             break Ending::Exited(status);
@@ -125,7 +131,8 @@ pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -
         if elapsed >= limits.wall {
             break Ending::TimedOut;
         }
-        if !stopped {
+        if !stopped && watched.elapsed() >= WATCH_EVERY {
+            watched = Instant::now();
             let over = if files_over(&[stdout, stderr], workdir.as_deref(), limits) {
                 Some(Cause::FileTooLarge)
             } else if memory_over(&mut tree, limits) {
