@@ -198,6 +198,16 @@ fn harness_manifest(
         ("debug".to_owned(), Value::Integer(0)),
         ("strip".to_owned(), Value::String("debuginfo".to_owned())),
     ]);
+    // A package's own settings are kept only for the packages this build has (cargo warns
+    // about the others).
+    for (_, profile) in profiles.iter_mut() {
+        if let Some(Value::Table(packages)) = profile
+            .as_table_mut()
+            .and_then(|profile| profile.get_mut("package"))
+        {
+            packages.retain(|name, _| name == "*" || *name == graded.package);
+        }
+    }
     let dev = profiles
         .entry("dev")
         .or_insert_with(|| Value::Table(Table::new()));

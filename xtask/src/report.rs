@@ -59,8 +59,12 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style) -> fmt::Resul
         out,
         "{}",
         style.dim(&format!(
-            "compiled in {:.2} s · checks ran in {:.2} s",
-            report.compile_ms as f64 / 1e3,
+            "{} · checks ran in {:.2} s",
+            if report.build_reused {
+                "unchanged since the last build".to_owned()
+            } else {
+                format!("compiled in {:.2} s", report.compile_ms as f64 / 1e3)
+            },
             report.run_ms as f64 / 1e3
         ))
     )?;

@@ -2,8 +2,10 @@
 //! fails every hidden check; the solution passes every check and is clippy- and rustfmt-clean;
 //! each mutant is rejected by the check it names; the manifest, the folders and the book agree.
 
+use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 use std::process::{Command, ExitCode};
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -51,7 +53,7 @@ pub struct Findings {
     /// What could not be proven here because a check was skipped (no database, say).
     pub unproven: Vec<String>,
     /// Where lines go when they are not printed here: the step's index, and the printer.
-    sent: Option<(usize, std::sync::mpsc::Sender<Message>)>,
+    sent: Option<(usize, mpsc::Sender<Message>)>,
     /// Gradings done, and the time they spent compiling and running checks.
     pub graded: Spent,
 }
@@ -94,7 +96,7 @@ impl Spent {
 
 impl Findings {
     /// Findings of step `index`, whose lines go to `printer`.
-    fn sent(index: usize, printer: std::sync::mpsc::Sender<Message>) -> Self {
+    fn sent(index: usize, printer: mpsc::Sender<Message>) -> Self {
         Self {
             sent: Some((index, printer)),
             ..Self::default()
@@ -298,8 +300,6 @@ fn run_steps(
     jobs: usize,
     findings: &mut Findings,
 ) -> Result<()> {
-    use std::collections::BTreeMap;
-    use std::sync::mpsc;
     if jobs == 1 {
         for (_, step) in steps {
             step(workbook, 0, findings)?;
@@ -308,16 +308,18 @@ fn run_steps(
     }
     let weights: Vec<usize> = steps.iter().map(|(weight, _)| *weight).collect();
     let lane_of = assign_lanes(&weights, jobs);
-    let mut lanes: Vec<Vec<(usize, Step)>> = (0..jobs).map(|_| Vec::new()).collect();
+    let mut lanes: Vec<VecDeque<(usize, Step)>> = (0..jobs).map(|_| VecDeque::new()).collect();
     for (index, (_, step)) in steps.into_iter().enumerate() {
-        lanes[lane_of[index]].push((index, step));
+        lanes[lane_of[index]].push_back((index, step));
     }
+    let lanes = Mutex::new(lanes);
     let (printer, messages) = mpsc::channel::<Message>();
     std::thread::scope(|scope| {
-        for (lane, own_steps) in lanes.into_iter().enumerate() {
+        for lane in 0..jobs {
             let printer = printer.clone();
+            let lanes = &lanes;
             scope.spawn(move || {
-                for (index, step) in own_steps {
+                while let Some((index, step)) = next_step(lanes, lane) {
                     let mut step_findings = Findings::sent(index, printer.clone());
                     let result = step(workbook, lane, &mut step_findings);
                     step_findings.sent = None;
@@ -358,6 +360,20 @@ fn run_steps(
         }
         first_error.map_or(Ok(()), Err)
     })
+}
+
+/// The next step for `lane`: the first of its own, or else the last of the fullest other lane
+/// (its builds start cold in this lane's folder, but the lanes finish together).
+fn next_step<'a>(
+    lanes: &Mutex<Vec<VecDeque<(usize, Step<'a>)>>>,
+    lane: usize,
+) -> Option<(usize, Step<'a>)> {
+    let mut lanes = lanes.lock().expect("a verify lane panicked");
+    if let Some(step) = lanes[lane].pop_front() {
+        return Some(step);
+    }
+    let fullest = (0..lanes.len()).max_by_key(|&other| lanes[other].len())?;
+    lanes[fullest].pop_back()
 }
 
 /// What a step running beside others tells the printer.
