@@ -1,6 +1,6 @@
 //! Tools from crates.io that some commands need (mdBook for the book, rustlings for the
-//! benchmark's comparison): one on `PATH` at the right version, or ours under the target
-//! folder's `tools/`, installed with `cargo install` the first time it is needed.
+//! benchmark's comparison): one on `PATH` at the right version, or ours in a folder under the
+//! target folder, installed with `cargo install` the first time it is needed.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,12 +16,16 @@ pub struct Tool {
     pub version: &'static str,
     /// How long the first install takes, for the message that announces it.
     pub install_time: &'static str,
+    /// The crate features to build with, in place of its defaults (empty: the defaults).
+    pub features: &'static [&'static str],
+    /// The folder under the target folder it is installed into.
+    pub folder: &'static str,
 }
 
 impl Tool {
     /// The tool's binary, installed into `target/tools/` if no binary at its version is found.
     pub fn ensure(&self, workbook: &Workbook) -> Result<PathBuf> {
-        let tools = workbook.target_dir().join("tools");
+        let tools = workbook.target_dir().join(self.folder);
         let ours = tools.join("bin").join(self.name);
         if self.reports_version(&ours) {
             return Ok(ours);
@@ -36,11 +40,19 @@ impl Tool {
             tools.display(),
             self.install_time
         );
-        let status = Command::new(crate::util::cargo())
+        let mut install = Command::new(crate::util::cargo());
+        install
             .args(["install", self.name, "--locked", "--quiet", "--version"])
             .arg(self.version)
             .arg("--root")
-            .arg(&tools)
+            .arg(&tools);
+        if !self.features.is_empty() {
+            install
+                .arg("--no-default-features")
+                .arg("--features")
+                .arg(self.features.join(","));
+        }
+        let status = install
             .status()
             .with_context(|| format!("running cargo install {}", self.name))?;
         if !status.success() || !self.reports_version(&ours) {

@@ -10,11 +10,22 @@ use clap::Args;
 use crate::tools::Tool;
 use crate::workbook::Workbook;
 
-/// The mdBook release the book is written for.
+/// The mdBook release the book is written for, with what `mdbook build` needs (search) and
+/// nothing more: the server and the file watcher would double its first install.
 const MDBOOK: Tool = Tool {
     name: "mdbook",
     version: "0.5.4",
+    install_time: "about a minute",
+    features: &["search"],
+    folder: "tools",
+};
+
+/// The same release with its server and file watcher, for `cargo xtask book --serve`.
+const MDBOOK_SERVE: Tool = Tool {
+    features: &[],
+    folder: "tools/serve",
     install_time: "about two minutes",
+    ..MDBOOK
 };
 
 /// Build the book into book/build/ (or serve it with live reload).
@@ -23,7 +34,8 @@ pub struct BookArgs {
     /// Open the built book in a browser.
     #[arg(long)]
     pub open: bool,
-    /// Serve the book on localhost with live reload instead of building once.
+    /// Serve the book on localhost with live reload instead of building once (the first time,
+    /// this installs an mdBook with its server into target/tools/serve/).
     #[arg(long, conflicts_with = "open")]
     pub serve: bool,
     /// After building, test the book in headless Chromium (pages, figures, links, search, print).
@@ -33,7 +45,11 @@ pub struct BookArgs {
 
 pub fn run(args: BookArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
-    let mdbook = ensure_mdbook(&workbook)?;
+    let mdbook = if args.serve {
+        MDBOOK_SERVE.ensure(&workbook)?
+    } else {
+        ensure_mdbook(&workbook)?
+    };
     let book = workbook.root.join("book");
     let mut command = Command::new(&mdbook);
     if args.serve {

@@ -18,6 +18,8 @@ const RUSTLINGS: Tool = Tool {
     name: "rustlings",
     version: "6.5.0",
     install_time: "about three minutes",
+    features: &[],
+    folder: "tools",
 };
 
 /// The exercise timed: one with tests, so rustlings builds, tests, lints and runs it.
