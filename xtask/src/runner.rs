@@ -121,8 +121,9 @@ pub const SKIP_MARKER: &str = "workbook-skip: ";
 /// Runs every planned test and returns the results in plan order.
 ///
 /// All tests first run together in one process, which is fast (unless there are no more tests
-/// than `parallel`); every test that did not pass there (failed, hung, crashed, skipped, or never reported) then runs alone in its own process,
-/// `parallel` at a time, so that its outcome and message are its own.
+/// than `parallel`); every test that did not pass there (failed, hung, crashed, skipped, or
+/// never reported) then runs alone in its own process, `parallel` at a time, so that its
+/// outcome and message are its own.
 ///
 /// The run together stops after `together_wall` (at most 10 s): it only decides which tests
 /// need a run of their own, so a short limit changes no outcome, and a hung test costs that
