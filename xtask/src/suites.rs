@@ -344,10 +344,18 @@ impl Suite<'_> {
             match self.build(&slots.root, &packages)? {
                 BuildOutcome::Built(built) => {
                     for (dir, _) in members {
+                        // Compared as the system resolves them: cargo may name a folder through
+                        // another path (macOS's /var is /private/var).
+                        let this_copy = crate::workbook::canonical(dir)
+                            .with_context(|| format!("resolving {}", dir.display()))?;
                         let binaries: Vec<harness::Executable> = built
                             .binaries
                             .iter()
-                            .filter(|binary| binary.package_dir.as_deref() == Some(dir.as_path()))
+                            .filter(|binary| {
+                                binary.package_dir.as_deref().is_some_and(|folder| {
+                                    crate::workbook::canonical(folder).is_ok_and(|f| f == this_copy)
+                                })
+                            })
                             .cloned()
                             .collect();
                         outcomes.push(BuildOutcome::Built(self.run(dir, &binaries)?));
