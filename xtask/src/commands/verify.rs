@@ -1072,6 +1072,8 @@ fn verify_examples(
 
 #[cfg(test)]
 mod tests {
+    use std::collections::VecDeque;
+
     use super::assign_lanes;
 
     #[test]
@@ -1089,6 +1091,20 @@ mod tests {
         assert_eq!(load(0) + load(1), weights.iter().sum::<usize>());
         assert!(load(0).abs_diff(load(1)) <= 10, "{lanes:?}");
         assert_eq!(lanes, assign_lanes(&weights, 2));
+    }
+
+    #[test]
+    fn a_lane_takes_its_own_steps_first_then_the_last_of_the_fullest_lane() {
+        let step =
+            |index: usize| -> (usize, super::Step<'static>) { (index, Box::new(|_, _, _| Ok(()))) };
+        let lanes = std::sync::Mutex::new(vec![
+            VecDeque::from([step(0)]),
+            VecDeque::from([step(1), step(2), step(3)]),
+        ]);
+        let order: Vec<usize> = std::iter::from_fn(|| super::next_step(&lanes, 0))
+            .map(|(index, _)| index)
+            .collect();
+        assert_eq!(order, [0, 3, 2, 1]);
     }
 
     #[test]
