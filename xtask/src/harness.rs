@@ -186,10 +186,11 @@ fn harness_manifest(
             ("path".to_owned(), Value::String("checks.rs".to_owned())),
         ]))]),
     );
-    let mut profiles = match manifest_toml::workspace_profiles(&workbook.root)? {
-        Some(Value::Table(profiles)) => profiles,
-        _ => Table::new(),
-    };
+    let mut profiles =
+        match manifest_toml::workspace_profiles_for(&workbook.root, &[graded.package.as_str()])? {
+            Some(Value::Table(profiles)) => profiles,
+            _ => Table::new(),
+        };
     // The check binary is relinked after every edit of the graded crate: without debug info
     // rustc emits less and the linker copies less (a quarter of its time). Panic locations
     // do not need it, and backtraces are off. Only this package changes, so the shared
@@ -198,16 +199,6 @@ fn harness_manifest(
         ("debug".to_owned(), Value::Integer(0)),
         ("strip".to_owned(), Value::String("debuginfo".to_owned())),
     ]);
-    // A package's own settings are kept only for the packages this build has (cargo warns
-    // about the others).
-    for (_, profile) in profiles.iter_mut() {
-        if let Some(Value::Table(packages)) = profile
-            .as_table_mut()
-            .and_then(|profile| profile.get_mut("package"))
-        {
-            packages.retain(|name, _| name == "*" || *name == graded.package);
-        }
-    }
     let dev = profiles
         .entry("dev")
         .or_insert_with(|| Value::Table(Table::new()));

@@ -134,6 +134,23 @@ pub fn workspace_profiles(root: &Path) -> Result<Option<Value>> {
     Ok(CrateManifest::read(root)?.table.get("profile").cloned())
 }
 
+/// The workspace's `[profile]` tables for a build of `packages`: the settings of a named
+/// package are kept only when it is one of them (cargo warns about a name it does not build).
+pub fn workspace_profiles_for(root: &Path, packages: &[&str]) -> Result<Option<Value>> {
+    let mut profiles = workspace_profiles(root)?;
+    if let Some(Value::Table(profiles)) = &mut profiles {
+        for (_, profile) in profiles.iter_mut() {
+            if let Some(Value::Table(named)) = profile
+                .as_table_mut()
+                .and_then(|profile| profile.get_mut("package"))
+            {
+                named.retain(|name, _| name == "*" || packages.contains(&name));
+            }
+        }
+    }
+    Ok(profiles)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,6 +224,25 @@ mod tests {
             .resolved_dependencies("dependencies")
             .unwrap_err();
         assert!(format!("{error:#}").contains("`serde` is not in [workspace.dependencies]"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn profiles_keep_only_the_settings_of_the_packages_built() {
+        let dir = workspace(
+            "profiles",
+            "[workspace]\nmembers = [\"member\"]\n[profile.dev]\ndebug = 0\n\
+             [profile.dev.package.\"*\"]\nopt-level = 1\n\
+             [profile.dev.package.lab]\nopt-level = 3\n\
+             [profile.dev.package.other]\nopt-level = 2\n",
+            "[package]\nname = \"member\"\n",
+        );
+        let profiles = workspace_profiles_for(&dir, &["lab"]).unwrap().unwrap();
+        let named = profiles["dev"]["package"].as_table().unwrap();
+        let mut names: Vec<&str> = named.keys().map(String::as_str).collect();
+        names.sort();
+        assert_eq!(names, ["*", "lab"]);
+        assert_eq!(profiles["dev"]["debug"].as_integer(), Some(0));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -297,7 +297,8 @@ fn floor_crate(workbook: &Workbook) -> Result<PathBuf> {
          [package]\nname = \"bench_floor\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
          publish = false\n\n[workspace]\n",
     );
-    if let Some(profiles) = manifest_toml::workspace_profiles(&workbook.root)? {
+    if let Some(profiles) = manifest_toml::workspace_profiles_for(&workbook.root, &["bench_floor"])?
+    {
         let table = toml::Table::from_iter([("profile".to_owned(), profiles)]);
         manifest.push('\n');
         manifest.push_str(&toml::to_string(&table).context("writing the floor's manifest")?);
