@@ -193,11 +193,15 @@ fn harness_manifest(
         };
     // The check binary is relinked after every edit of the graded crate: without debug info
     // rustc emits less and the linker copies less (a quarter of its time). Panic locations
-    // do not need it, and backtraces are off. Only this package changes, so the shared
-    // dependencies keep their builds.
+    // do not need it, and backtraces are off. Sixteen codegen units instead of the
+    // incremental default of 256 leave fewer object files to save, link and clear away after
+    // each edit, yet still let a changed function recompile with a few neighbours only: a
+    // check after an edit is 20–30 ms faster (one unit would be 190 ms slower). Only this
+    // package changes, so the shared dependencies keep their builds.
     let own_profile = Table::from_iter([
         ("debug".to_owned(), Value::Integer(0)),
         ("strip".to_owned(), Value::String("debuginfo".to_owned())),
+        ("codegen-units".to_owned(), Value::Integer(16)),
     ]);
     let dev = profiles
         .entry("dev")

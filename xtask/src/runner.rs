@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -210,7 +210,7 @@ fn run_together(
             .max()
             .unwrap_or_default(),
     };
-    let run = run_binary(binary, &[], parallel, limits, scratch, "all")?;
+    let run = run_binary(binary, &[], parallel, limits, scratch, "all", RunTo::End)?;
     if run.flooded {
         // Every test runs alone again, where the flood is pinned on the test that made it.
         return Ok(HashMap::new());
@@ -236,6 +236,17 @@ pub struct LibtestRun {
     pub stderr: PathBuf,
 }
 
+/// How far a test binary runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunTo {
+    /// Every test runs.
+    End,
+    /// The run stops as soon as a test has failed: for a run that only asks whether every test
+    /// passes (a learner's suite on a mutant), where a hung test would otherwise hold the
+    /// answer until the time limit.
+    FirstFailure,
+}
+
 /// Runs the libtest binary `binary` in the sandbox, in a fresh folder `scratch/<name>`, with
 /// `extra` arguments (a filter, say) and `threads` test threads, and reads its results. The one
 /// executor of the grader: hidden checks, visible tests and learner suites all run through it.
@@ -246,6 +257,7 @@ pub fn run_binary(
     limits: Limits,
     scratch: &Path,
     name: &str,
+    run_to: RunTo,
 ) -> Result<LibtestRun> {
     let workdir = fresh_dir(&scratch.join(name))?;
     let stdout = scratch.join(format!("{name}.stdout"));
@@ -261,7 +273,16 @@ pub fn run_binary(
         "--color",
         "never",
     ]);
-    let finished = sandbox::run(command, limits, &stdout, &stderr)?;
+    let finished = match run_to {
+        RunTo::End => sandbox::run(command, limits, &stdout, &stderr)?,
+        RunTo::FirstFailure => {
+            sandbox::run_until(command, limits, &stdout, &stderr, &|stdout: &Path| {
+                read_head(stdout, limits.output_bytes)
+                    .lines()
+                    .any(|line| line.starts_with("test ") && line.ends_with(" ... FAILED"))
+            })?
+        }
+    };
     let flooded = printed_too_much(&[&stdout, &stderr], limits);
     let (mut passed, mut failed) = (Vec::new(), Vec::new());
     if !flooded {
@@ -325,6 +346,7 @@ fn run_one(
         planned.limits,
         scratch,
         &format!("{index:03}"),
+        RunTo::End,
     )?;
     let outcome = if run.flooded {
         Outcome::OutputFlood {
@@ -374,16 +396,18 @@ pub fn interpret(
                 limit_ms: limits.wall.as_millis() as u64,
             };
         }
-        Ending::Exited(status) => status,
+        // Stopped once it reported a failed test: the panic below says what failed.
+        Ending::Settled => None,
+        Ending::Exited(status) => Some(status),
     };
-    if status.success() {
+    if status.is_some_and(ExitStatus::success) {
         return if stdout.contains("1 passed") {
             Outcome::Passed
         } else {
             Outcome::Missing
         };
     }
-    if let Some(cause) = sandbox::abnormal_end(status) {
+    if let Some(cause) = status.and_then(sandbox::abnormal_end) {
         return match cause {
             Cause::FileTooLarge => Outcome::OutputFlood {
                 limit_bytes: limits.output_bytes,
@@ -440,7 +464,7 @@ pub fn interpret(
         };
     }
     Outcome::Crashed {
-        reason: match status.code() {
+        reason: match status.and_then(ExitStatus::code) {
             Some(code) => format!(
                 "the process exited with code {code} before the check finished (std::process::exit?)"
             ),

@@ -13,7 +13,7 @@ use crate::grading::{
 };
 use crate::harness::{self, BuildOutcome, Graded};
 use crate::mutants::{self, CrateCopy, Mutant};
-use crate::runner::{self, Outcome};
+use crate::runner::{self, Outcome, RunTo};
 use crate::sandbox::{Ending, Limits};
 use crate::shipped::Shipped;
 use crate::util::stable_hash;
@@ -135,7 +135,8 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
     let all = mutants::load_all(&rubric.mutants_dir(workbook, chapter))?;
     if green {
         let copies: Vec<&Mutant> = all.iter().collect();
-        let runs = suite.build_and_run_in_slots(&slots, &copies)?;
+        // A mutant only asks whether the suite stays green: its run stops at the first failure.
+        let runs = suite.build_and_run_in_slots(&slots, &copies, RunTo::FirstFailure)?;
         for (mutant, mutant_run) in all.iter().zip(runs) {
             let outcome = match mutant_run {
                 BuildOutcome::Built(mutant_run) if mutant_run.green() => failed(format!(
@@ -174,12 +175,16 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
 }
 
 /// The folder, under a suite's work folder, where the mutants (and the rewrites) are built: a
-/// workspace of [`SLOTS`] copies of the crate, which one cargo run builds side by side.
+/// workspace of [`SLOTS`] copies of the crate.
 const SLOTS_FOLDER: &str = "slots";
 
-/// The copies built side by side. Every rewrite runs in each of them, so that nothing but the
-/// code under test tells a rewrite from a mutant (not the package name, not the folder).
-const SLOTS: [&str; 2] = ["a", "b"];
+/// The copies. Every rewrite runs in each of them, so that nothing but the code under test tells
+/// a rewrite from a mutant (not the package name, not the folder).
+const SLOTS: [&str; 4] = ["a", "b", "c", "d"];
+
+/// How many copies one cargo run builds side by side: a round. The slots take turns by rounds,
+/// so that while one round's suites run, the next round builds in the other slots.
+const ROUND: usize = 2;
 
 /// The workspace of copies where mutants and rewrites are built.
 struct Slots {
@@ -298,7 +303,7 @@ impl Suite<'_> {
             let rewrite = mutants::load(&rubric.dir.join(file))?;
             // Built in every slot, exactly where and as the mutants are.
             let copies = vec![&rewrite; slots.members.len()];
-            for run in self.build_and_run_in_slots(slots, &copies)? {
+            for run in self.build_and_run_in_slots(slots, &copies, RunTo::End)? {
                 match run {
                     BuildOutcome::Built(run) if run.green() => {}
                     BuildOutcome::Built(run) => {
@@ -324,54 +329,75 @@ impl Suite<'_> {
         Ok(None)
     }
 
-    /// Builds and runs the suite on each copy, as many at a time as there are slots: one cargo
-    /// run builds a round's copies side by side. A round that does not compile is built again
-    /// one copy at a time, so that each copy's failure is its own.
+    /// Builds and runs the suite on each copy, [`ROUND`] at a time: one cargo run builds a
+    /// round's copies side by side, and their suites run while the next round builds in the
+    /// other slots (a suite that hangs until its time limit then costs no build time). A round
+    /// that does not compile is built again one copy at a time, so that each copy's failure is
+    /// its own. The outcomes come in the order of `copies`.
     fn build_and_run_in_slots(
         &self,
         slots: &Slots,
         copies: &[&Mutant],
+        run_to: RunTo,
     ) -> Result<Vec<BuildOutcome<SuiteRun>>> {
-        let mut outcomes = Vec::new();
-        for round in copies.chunks(slots.members.len()) {
-            let members = &slots.members[..round.len()];
-            for ((dir, package), mutant) in members.iter().zip(round) {
-                self.write_copy(dir, package, Some(mutant), true)?;
-            }
-            let packages: Vec<&str> = members.iter().map(|(_, p)| p.as_str()).collect();
-            match self.build(&slots.root, &packages)? {
-                BuildOutcome::Built(built) => {
-                    for (dir, _) in members {
-                        // Compared as the system resolves them: cargo may name a folder through
-                        // another path (macOS's /var is /private/var).
-                        let this_copy = crate::workbook::canonical(dir)
-                            .with_context(|| format!("resolving {}", dir.display()))?;
-                        let binaries: Vec<harness::Executable> = built
-                            .binaries
-                            .iter()
-                            .filter(|binary| {
-                                binary.package_dir.as_deref().is_some_and(|folder| {
-                                    crate::workbook::canonical(folder).is_ok_and(|f| f == this_copy)
-                                })
-                            })
-                            .cloned()
-                            .collect();
-                        outcomes.push(BuildOutcome::Built(self.run(dir, &binaries)?));
-                    }
-                }
-                BuildOutcome::Failed(_) => {
-                    for (dir, package) in members {
-                        outcomes.push(match self.build(&slots.root, &[package])? {
-                            BuildOutcome::Built(built) => {
-                                BuildOutcome::Built(self.run(dir, &built.binaries)?)
-                            }
-                            BuildOutcome::Failed(failure) => BuildOutcome::Failed(failure),
-                        });
-                    }
-                }
+        // Cargo loads every member of the workspace, so each slot must hold a crate from the
+        // start.
+        for (dir, package) in &slots.members {
+            if !dir.join("Cargo.toml").is_file() {
+                self.write_copy(dir, package, None, true)?;
             }
         }
-        Ok(outcomes)
+        let turns = slots.members.len() / ROUND;
+        std::thread::scope(|scope| {
+            let mut rounds: Vec<Vec<Pending>> = Vec::new();
+            for (index, round) in copies.chunks(ROUND).enumerate() {
+                // The slots' last round must have finished running before they are rewritten.
+                if let Some(earlier) = index.checked_sub(turns) {
+                    rounds[earlier] = std::mem::take(&mut rounds[earlier])
+                        .into_iter()
+                        .map(Pending::finished)
+                        .collect::<Result<_>>()?;
+                }
+                let first = (index % turns) * ROUND;
+                let members = &slots.members[first..first + round.len()];
+                for ((dir, package), mutant) in members.iter().zip(round) {
+                    self.write_copy(dir, package, Some(mutant), true)?;
+                }
+                let packages: Vec<&str> = members.iter().map(|(_, p)| p.as_str()).collect();
+                let built: Vec<BuildOutcome<Vec<harness::Executable>>> = match self
+                    .build(&slots.root, &packages)?
+                {
+                    BuildOutcome::Built(built) => members
+                        .iter()
+                        .map(|(dir, _)| Ok(BuildOutcome::Built(binaries_of(&built.binaries, dir)?)))
+                        .collect::<Result<_>>()?,
+                    BuildOutcome::Failed(_) => members
+                        .iter()
+                        .map(|(_, package)| {
+                            Ok(match self.build(&slots.root, &[package])? {
+                                BuildOutcome::Built(built) => BuildOutcome::Built(built.binaries),
+                                BuildOutcome::Failed(failure) => BuildOutcome::Failed(failure),
+                            })
+                        })
+                        .collect::<Result<_>>()?,
+                };
+                rounds.push(
+                    members
+                        .iter()
+                        .zip(built)
+                        .map(|((dir, _), built)| match built {
+                            BuildOutcome::Built(binaries) => Pending::Running(
+                                scope.spawn(move || self.run(dir, &binaries, run_to)),
+                            ),
+                            BuildOutcome::Failed(failure) => {
+                                Pending::Done(BuildOutcome::Failed(failure))
+                            }
+                        })
+                        .collect(),
+                );
+            }
+            rounds.into_iter().flatten().map(Pending::outcome).collect()
+        })
     }
 
     /// Writes the learner's crate, with the code under test and `mutant`'s edits, to `dir`.
@@ -416,13 +442,15 @@ impl Suite<'_> {
     fn build_and_run(&self, dir: &Path, package: &str) -> Result<BuildOutcome<SuiteRun>> {
         self.write_copy(dir, package, None, false)?;
         Ok(match self.build(dir, &[])? {
-            BuildOutcome::Built(built) => BuildOutcome::Built(self.run(dir, &built.binaries)?),
+            BuildOutcome::Built(built) => {
+                BuildOutcome::Built(self.run(dir, &built.binaries, RunTo::End)?)
+            }
             BuildOutcome::Failed(failure) => BuildOutcome::Failed(failure),
         })
     }
 
     /// Runs each test binary of a copy at `dir` through the runner.
-    fn run(&self, dir: &Path, binaries: &[harness::Executable]) -> Result<SuiteRun> {
+    fn run(&self, dir: &Path, binaries: &[harness::Executable], run_to: RunTo) -> Result<SuiteRun> {
         let limits = Limits {
             wall: Duration::from_millis((self.spec.max_suite_ms * 3).max(3_000)),
             memory_bytes: TESTS_MEMORY_BYTES,
@@ -440,8 +468,18 @@ impl Suite<'_> {
             .with_context(|| format!("creating {}", scratch.display()))?;
         for (index, binary) in binaries.iter().enumerate() {
             let target = &binary.target;
-            let tests =
-                runner::run_binary(&binary.path, &[], 2, limits, &scratch, &index.to_string())?;
+            if run_to == RunTo::FirstFailure && !run.failed.is_empty() {
+                break;
+            }
+            let tests = runner::run_binary(
+                &binary.path,
+                &[],
+                2,
+                limits,
+                &scratch,
+                &index.to_string(),
+                run_to,
+            )?;
             run.elapsed += tests.finished.elapsed;
             run.peak_memory_kib = run.peak_memory_kib.max(tests.finished.peak_memory_kib);
             run.passed += tests.passed.len();
@@ -464,9 +502,52 @@ impl Suite<'_> {
                     run.trouble =
                         Some(format!("the tests of {target} ended abnormally ({status})"));
                 }
-                Ending::Exited(_) => {}
+                // Stopped at its first failed test, which `run.failed` names.
+                Ending::Settled | Ending::Exited(_) => {}
             }
         }
         Ok(run)
     }
+}
+
+/// A copy's suite: running in a thread of its own, or done (or never built).
+enum Pending<'scope> {
+    Running(std::thread::ScopedJoinHandle<'scope, Result<SuiteRun>>),
+    Done(BuildOutcome<SuiteRun>),
+}
+
+impl Pending<'_> {
+    /// The copy's outcome, once its suite has finished running.
+    fn outcome(self) -> Result<BuildOutcome<SuiteRun>> {
+        match self {
+            Pending::Running(run) => {
+                Ok(BuildOutcome::Built(run.join().map_err(|_| {
+                    anyhow::anyhow!("a suite's run panicked")
+                })??))
+            }
+            Pending::Done(outcome) => Ok(outcome),
+        }
+    }
+
+    /// Waits for the suite to finish running.
+    fn finished(self) -> Result<Self> {
+        self.outcome().map(Pending::Done)
+    }
+}
+
+/// The test binaries that cargo built for the copy at `dir`, out of a build of several copies.
+fn binaries_of(binaries: &[harness::Executable], dir: &Path) -> Result<Vec<harness::Executable>> {
+    // Compared as the system resolves them: cargo may name a folder through another path
+    // (macOS's /var is /private/var).
+    let this_copy =
+        crate::workbook::canonical(dir).with_context(|| format!("resolving {}", dir.display()))?;
+    Ok(binaries
+        .iter()
+        .filter(|binary| {
+            binary.package_dir.as_deref().is_some_and(|folder| {
+                crate::workbook::canonical(folder).is_ok_and(|f| f == this_copy)
+            })
+        })
+        .cloned()
+        .collect())
 }

@@ -254,6 +254,7 @@ impl Slot {
                 ))));
             }
             Ending::Exited(status) => status,
+            Ending::Settled => unreachable!("a grading process runs to its end"),
         };
         let text = std::fs::read_to_string(&stdout).unwrap_or_default();
         let mut report: serde_json::Value = match serde_json::from_str(&text) {

@@ -57,6 +57,8 @@ pub enum Ending {
     Exited(ExitStatus),
     /// Killed by the grader after its real-time limit.
     TimedOut,
+    /// Stopped by the grader once what it had written decided the run (see [`run_until`]).
+    Settled,
 }
 
 /// The result of one run.
@@ -113,7 +115,20 @@ const WATCH_EVERY: Duration = Duration::from_millis(20);
 
 /// Runs `command` with `limits`, its stdout and stderr going to the two files.
 /// Every process of its tree is killed before this returns.
-pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -> Result<Finished> {
+pub fn run(command: Command, limits: Limits, stdout: &Path, stderr: &Path) -> Result<Finished> {
+    run_until(command, limits, stdout, stderr, &|_| false)
+}
+
+/// Runs `command` as [`run`] does, and stops it early, as [`Ending::Settled`], once `settled`
+/// says that its stdout so far decides the run. `settled` reads the file each time the watchdog
+/// looks, so the process is stopped within `WATCH_EVERY` of the deciding line.
+pub fn run_until(
+    mut command: Command,
+    limits: Limits,
+    stdout: &Path,
+    stderr: &Path,
+    settled: &dyn Fn(&Path) -> bool,
+) -> Result<Finished> {
     let out = File::create(stdout).with_context(|| format!("creating {}", stdout.display()))?;
     let err = File::create(stderr).with_context(|| format!("creating {}", stderr.display()))?;
     command.stdin(Stdio::null()).stdout(out).stderr(err);
@@ -126,6 +141,9 @@ pub fn run(mut command: Command, limits: Limits, stdout: &Path, stderr: &Path) -
     let ending = loop {
         if let Some(status) = tree.try_wait().context("waiting for the check process")? {
             break Ending::Exited(status);
+        }
+        if !stopped && watched.elapsed() >= WATCH_EVERY && settled(stdout) {
+            break Ending::Settled;
         }
         let elapsed = started.elapsed();
         if elapsed >= limits.wall {

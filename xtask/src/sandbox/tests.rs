@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use super::{Cause, Ending, Finished, Limits, abnormal_end, os, run};
+use super::{Cause, Ending, Finished, Limits, abnormal_end, os, run, run_until};
 
 /// Which misbehaviour `child_behaviour` acts out.
 const CHILD_MODE: &str = "WORKBOOK_SANDBOX_TEST_MODE";
@@ -101,6 +101,13 @@ fn child_behaviour() {
             }
         }
         "leave-an-orphan" => start_child("sleep", true),
+        "decide-then-spin-with-a-child" => {
+            start_child("spin", false);
+            println!("decided");
+            loop {
+                std::hint::spin_loop();
+            }
+        }
         "hog-memory" => {
             let mut hoard: Vec<Vec<u8>> = Vec::new();
             loop {
@@ -137,11 +144,37 @@ fn a_runaway_check_and_its_child_are_killed_at_the_limit() {
 }
 
 #[test]
+fn a_run_settled_by_its_output_stops_long_before_its_limit_and_takes_its_child() {
+    let wall_ms = 60_000;
+    let dir = scratch("settled");
+    let finished = run_until(
+        hostile("decide-then-spin-with-a-child", &dir),
+        limits(wall_ms),
+        &dir.join("stdout"),
+        &dir.join("stderr"),
+        &|stdout| std::fs::read_to_string(stdout).is_ok_and(|text| text.contains("decided\n")),
+    )
+    .unwrap();
+    assert!(matches!(finished.ending, Ending::Settled), "{finished:?}");
+    assert!(
+        finished.elapsed < Duration::from_millis(wall_ms / 2),
+        "{finished:?}"
+    );
+    let child = written_pid(&dir);
+    assert!(
+        !os::still_running(child),
+        "the spinning child (pid {child}) outlived the run"
+    );
+}
+
+#[test]
 fn a_process_left_behind_outside_the_group_is_killed() {
     let (finished, dir) = run_hostile("leave-an-orphan", "orphan", limits(20_000));
     match &finished.ending {
         Ending::Exited(status) => assert!(status.success(), "{finished:?}"),
-        Ending::TimedOut => panic!("the check should have ended by itself: {finished:?}"),
+        Ending::TimedOut | Ending::Settled => {
+            panic!("the check should have ended by itself: {finished:?}")
+        }
     }
     let orphan = written_pid(&dir);
     assert!(
