@@ -329,11 +329,10 @@ impl Suite<'_> {
         Ok(None)
     }
 
-    /// Builds and runs the suite on each copy, [`ROUND`] at a time: one cargo run builds a
-    /// round's copies side by side, and their suites run while the next round builds in the
-    /// other slots (a suite that hangs until its time limit then costs no build time). A round
-    /// that does not compile is built again one copy at a time, so that each copy's failure is
-    /// its own. The outcomes come in the order of `copies`.
+    /// Builds and runs the suite on each copy, [`ROUND`] at a time (see [`in_turns`]): one
+    /// cargo run builds a round's copies side by side. A round that does not compile is built
+    /// again one copy at a time, so that each copy's failure is its own. The outcomes come in
+    /// the order of `copies`.
     fn build_and_run_in_slots(
         &self,
         slots: &Slots,
@@ -347,30 +346,20 @@ impl Suite<'_> {
                 self.write_copy(dir, package, None, true)?;
             }
         }
-        let turns = slots.members.len() / ROUND;
-        std::thread::scope(|scope| {
-            let mut rounds: Vec<Vec<Pending>> = Vec::new();
-            for (index, round) in copies.chunks(ROUND).enumerate() {
-                // The slots' last round must have finished running before they are rewritten.
-                if let Some(earlier) = index.checked_sub(turns) {
-                    rounds[earlier] = std::mem::take(&mut rounds[earlier])
-                        .into_iter()
-                        .map(Pending::finished)
-                        .collect::<Result<_>>()?;
-                }
-                let first = (index % turns) * ROUND;
+        in_turns(
+            copies,
+            slots.members.len() / ROUND,
+            |first, round| {
                 let members = &slots.members[first..first + round.len()];
                 for ((dir, package), mutant) in members.iter().zip(round) {
                     self.write_copy(dir, package, Some(mutant), true)?;
                 }
                 let packages: Vec<&str> = members.iter().map(|(_, p)| p.as_str()).collect();
-                let built: Vec<BuildOutcome<Vec<harness::Executable>>> = match self
-                    .build(&slots.root, &packages)?
-                {
+                match self.build(&slots.root, &packages)? {
                     BuildOutcome::Built(built) => members
                         .iter()
                         .map(|(dir, _)| Ok(BuildOutcome::Built(binaries_of(&built.binaries, dir)?)))
-                        .collect::<Result<_>>()?,
+                        .collect(),
                     BuildOutcome::Failed(_) => members
                         .iter()
                         .map(|(_, package)| {
@@ -379,25 +368,11 @@ impl Suite<'_> {
                                 BuildOutcome::Failed(failure) => BuildOutcome::Failed(failure),
                             })
                         })
-                        .collect::<Result<_>>()?,
-                };
-                rounds.push(
-                    members
-                        .iter()
-                        .zip(built)
-                        .map(|((dir, _), built)| match built {
-                            BuildOutcome::Built(binaries) => Pending::Running(
-                                scope.spawn(move || self.run(dir, &binaries, run_to)),
-                            ),
-                            BuildOutcome::Failed(failure) => {
-                                Pending::Done(BuildOutcome::Failed(failure))
-                            }
-                        })
                         .collect(),
-                );
-            }
-            rounds.into_iter().flatten().map(Pending::outcome).collect()
-        })
+                }
+            },
+            |slot, binaries| self.run(&slots.members[slot].0, &binaries, run_to),
+        )
     }
 
     /// Writes the learner's crate, with the code under test and `mutant`'s edits, to `dir`.
@@ -510,15 +485,60 @@ impl Suite<'_> {
     }
 }
 
-/// A copy's suite: running in a thread of its own, or done (or never built).
-enum Pending<'scope> {
-    Running(std::thread::ScopedJoinHandle<'scope, Result<SuiteRun>>),
-    Done(BuildOutcome<SuiteRun>),
+/// Builds `copies` [`ROUND`] at a time and runs each built one, the rounds taking turns between
+/// `turns` groups of slots: while one round runs (each copy in a thread of its own), the next
+/// builds in the next group's slots. A group is rebuilt only once its last round has finished
+/// running, so a running copy never sees its folder change.
+///
+/// `build` gets the first slot of its group and the round's copies, and returns each copy's
+/// build; `run` gets a built copy's slot. The outcomes come in the order of `copies`.
+fn in_turns<C, B: Send, R: Send>(
+    copies: &[C],
+    turns: usize,
+    mut build: impl FnMut(usize, &[C]) -> Result<Vec<BuildOutcome<B>>>,
+    run: impl Fn(usize, B) -> Result<R> + Sync,
+) -> Result<Vec<BuildOutcome<R>>> {
+    let turns = turns.max(1);
+    let run = &run;
+    std::thread::scope(|scope| {
+        let mut rounds: Vec<Vec<Pending<R>>> = Vec::new();
+        for (index, round) in copies.chunks(ROUND).enumerate() {
+            if let Some(earlier) = index.checked_sub(turns) {
+                rounds[earlier] = std::mem::take(&mut rounds[earlier])
+                    .into_iter()
+                    .map(Pending::finished)
+                    .collect::<Result<_>>()?;
+            }
+            let first = (index % turns) * ROUND;
+            let built = build(first, round)?;
+            rounds.push(
+                built
+                    .into_iter()
+                    .enumerate()
+                    .map(|(offset, built)| match built {
+                        BuildOutcome::Built(built) => {
+                            Pending::Running(scope.spawn(move || run(first + offset, built)))
+                        }
+                        BuildOutcome::Failed(failure) => {
+                            Pending::Done(BuildOutcome::Failed(failure))
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        rounds.into_iter().flatten().map(Pending::outcome).collect()
+    })
 }
 
-impl Pending<'_> {
-    /// The copy's outcome, once its suite has finished running.
-    fn outcome(self) -> Result<BuildOutcome<SuiteRun>> {
+/// A copy's run: going on in a thread of its own, or done (or never built).
+enum Pending<'scope, R> {
+    Running(std::thread::ScopedJoinHandle<'scope, Result<R>>),
+    Done(BuildOutcome<R>),
+}
+
+impl<R> Pending<'_, R> {
+    /// The copy's outcome, once its run has finished.
+    fn outcome(self) -> Result<BuildOutcome<R>> {
         match self {
             Pending::Running(run) => {
                 Ok(BuildOutcome::Built(run.join().map_err(|_| {
@@ -529,7 +549,7 @@ impl Pending<'_> {
         }
     }
 
-    /// Waits for the suite to finish running.
+    /// Waits for the run to finish.
     fn finished(self) -> Result<Self> {
         self.outcome().map(Pending::Done)
     }
@@ -550,4 +570,99 @@ fn binaries_of(binaries: &[harness::Executable], dir: &Path) -> Result<Vec<harne
         })
         .cloned()
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Condvar, Mutex};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::harness::CompileFailure;
+
+    /// How many rounds have started building, and the slots whose run has not ended.
+    #[derive(Default)]
+    struct Seen {
+        rounds_started: usize,
+        running: Vec<usize>,
+        rebuilt_while_running: Vec<usize>,
+        runs_without_overlap: Vec<u32>,
+    }
+
+    #[test]
+    fn rounds_take_turns_run_while_the_next_builds_and_keep_their_order() {
+        // Seven copies: four rounds over two groups of two slots; copy 3 does not compile.
+        let copies: Vec<u32> = (0..7).collect();
+        let rounds = copies.len().div_ceil(ROUND);
+        let seen = Mutex::new(Seen::default());
+        let changed = Condvar::new();
+        let outcomes = in_turns(
+            &copies,
+            2,
+            |first, round| {
+                let mut state = seen.lock().unwrap();
+                let slots = first..first + round.len();
+                let clashes: Vec<usize> = state
+                    .running
+                    .iter()
+                    .copied()
+                    .filter(|s| slots.contains(s))
+                    .collect();
+                state.rebuilt_while_running.extend(clashes);
+                state.rounds_started += 1;
+                changed.notify_all();
+                Ok(round
+                    .iter()
+                    .map(|&copy| match copy {
+                        3 => BuildOutcome::Failed(CompileFailure {
+                            errors: Vec::new(),
+                            cargo_output: "copy 3 does not compile".to_owned(),
+                        }),
+                        copy => BuildOutcome::Built(copy),
+                    })
+                    .collect())
+            },
+            |slot, copy| {
+                let round = copy as usize / ROUND;
+                let mut state = seen.lock().unwrap();
+                state.running.push(slot);
+                // Each run but the last round's waits until the next round has started to
+                // build: it can only end if runs and builds overlap.
+                let (mut state, waited) = changed
+                    .wait_timeout_while(state, Duration::from_secs(10), |state| {
+                        round + 1 < rounds && state.rounds_started <= round + 1
+                    })
+                    .unwrap();
+                if waited.timed_out() {
+                    state.runs_without_overlap.push(copy);
+                }
+                state.running.retain(|&s| s != slot);
+                Ok((slot, copy))
+            },
+        )
+        .unwrap();
+
+        let described: Vec<String> = outcomes
+            .iter()
+            .map(|outcome| match outcome {
+                BuildOutcome::Built((slot, copy)) => format!("copy {copy} ran in slot {slot}"),
+                BuildOutcome::Failed(failure) => failure.cargo_output.clone(),
+            })
+            .collect();
+        assert_eq!(
+            described,
+            [
+                "copy 0 ran in slot 0",
+                "copy 1 ran in slot 1",
+                "copy 2 ran in slot 2",
+                "copy 3 does not compile",
+                "copy 4 ran in slot 0",
+                "copy 5 ran in slot 1",
+                "copy 6 ran in slot 2",
+            ]
+        );
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen.rebuilt_while_running, Vec::<usize>::new());
+        assert_eq!(seen.runs_without_overlap, Vec::<u32>::new());
+    }
 }
