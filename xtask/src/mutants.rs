@@ -310,7 +310,8 @@ fn standalone_manifest(source: &Path, copy: &CrateCopy) -> Result<String> {
 
 /// Writes, at `root`, the manifest of a workspace of copies of the crate at `source` (each
 /// written with `workspace_member`): `members` are their folders under `root` and their package
-/// names. The workspace holds the profiles, as a stand-alone copy does.
+/// names. The workspace holds the profiles, as a stand-alone copy does, with the copies built
+/// without debug info.
 pub fn write_workspace(source: &Path, root: &Path, members: &[(&str, &str)]) -> Result<()> {
     let folders = members.iter().map(|(folder, _)| Value::from(*folder));
     let workspace = Table::from_iter([
@@ -319,9 +320,10 @@ pub fn write_workspace(source: &Path, root: &Path, members: &[(&str, &str)]) -> 
     ]);
     let mut manifest = Table::from_iter([("workspace".to_owned(), Value::Table(workspace))]);
     let packages: Vec<&str> = members.iter().map(|(_, package)| *package).collect();
-    if let Some(profiles) = source_profiles(source, &packages)? {
-        manifest.insert("profile".to_owned(), profiles);
-    }
+    // The copies' suites are run only to see whether they pass: no debug info needed.
+    let profiles =
+        crate::manifest_toml::without_debug_info(source_profiles(source, &packages)?, &packages);
+    manifest.insert("profile".to_owned(), profiles);
     write_if_changed(
         &root.join("Cargo.toml"),
         &format!(
