@@ -276,10 +276,9 @@ pub fn run_binary(
     let finished = match run_to {
         RunTo::End => sandbox::run(command, limits, &stdout, &stderr)?,
         RunTo::FirstFailure => {
-            sandbox::run_until(command, limits, &stdout, &stderr, &|stdout: &Path| {
-                read_head(stdout, limits.output_bytes)
-                    .lines()
-                    .any(|line| line.starts_with("test ") && line.ends_with(" ... FAILED"))
+            let mut watch = FailureWatch::default();
+            sandbox::run_until(command, limits, &stdout, &stderr, &mut |stdout: &Path| {
+                watch.saw_failure(stdout)
             })?
         }
     };
@@ -305,6 +304,40 @@ pub fn run_binary(
         stdout,
         stderr,
     })
+}
+
+/// Reads a libtest binary's growing stdout a piece at a time (each look reads only what is new)
+/// and tells when a test has been reported failed.
+#[derive(Default)]
+struct FailureWatch {
+    /// How much of the file has been read.
+    read: u64,
+    /// The last line read, while it has no end yet.
+    partial: Vec<u8>,
+}
+
+impl FailureWatch {
+    fn saw_failure(&mut self, stdout: &Path) -> bool {
+        use std::io::{Read, Seek, SeekFrom};
+        let Ok(mut file) = std::fs::File::open(stdout) else {
+            return false;
+        };
+        let before = self.partial.len();
+        if file.seek(SeekFrom::Start(self.read)).is_err()
+            || file.read_to_end(&mut self.partial).is_err()
+        {
+            self.partial.truncate(before);
+            return false;
+        }
+        self.read += (self.partial.len() - before) as u64;
+        let Some(end) = self.partial.iter().rposition(|&byte| byte == b'\n') else {
+            return false;
+        };
+        let lines: Vec<u8> = self.partial.drain(..=end).collect();
+        String::from_utf8_lossy(&lines)
+            .lines()
+            .any(|line| line.starts_with("test ") && line.ends_with(" ... FAILED"))
+    }
 }
 
 /// A test process's command, with the environment every test gets.
@@ -521,6 +554,28 @@ pub fn first_panic(stderr: &str) -> Option<Panic> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_failure_is_seen_once_its_line_is_whole_and_each_look_reads_only_what_is_new() {
+        let dir = std::env::temp_dir().join(format!("failure-watch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let stdout = dir.join("stdout");
+        let mut watch = super::FailureWatch::default();
+        assert!(!watch.saw_failure(&stdout), "no file yet");
+        std::fs::write(
+            &stdout,
+            "running 2 tests\ntest suite::a ... ok\ntest suite::b ... FAI",
+        )
+        .unwrap();
+        assert!(!watch.saw_failure(&stdout), "the line has no end yet");
+        let mut text = std::fs::read_to_string(&stdout).unwrap();
+        text.push_str("LED\n");
+        std::fs::write(&stdout, &text).unwrap();
+        assert!(watch.saw_failure(&stdout));
+        assert_eq!(watch.read, text.len() as u64);
+        assert!(!watch.saw_failure(&stdout), "an old line is not read again");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     use super::*;
 
     #[test]

@@ -116,7 +116,7 @@ const WATCH_EVERY: Duration = Duration::from_millis(20);
 /// Runs `command` with `limits`, its stdout and stderr going to the two files.
 /// Every process of its tree is killed before this returns.
 pub fn run(command: Command, limits: Limits, stdout: &Path, stderr: &Path) -> Result<Finished> {
-    run_until(command, limits, stdout, stderr, &|_| false)
+    run_until(command, limits, stdout, stderr, &mut |_| false)
 }
 
 /// Runs `command` as [`run`] does, and stops it early, as [`Ending::Settled`], once `settled`
@@ -127,7 +127,7 @@ pub fn run_until(
     limits: Limits,
     stdout: &Path,
     stderr: &Path,
-    settled: &dyn Fn(&Path) -> bool,
+    settled: &mut dyn FnMut(&Path) -> bool,
 ) -> Result<Finished> {
     let out = File::create(stdout).with_context(|| format!("creating {}", stdout.display()))?;
     let err = File::create(stderr).with_context(|| format!("creating {}", stderr.display()))?;

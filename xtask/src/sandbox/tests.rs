@@ -152,7 +152,7 @@ fn a_run_settled_by_its_output_stops_long_before_its_limit_and_takes_its_child()
         limits(wall_ms),
         &dir.join("stdout"),
         &dir.join("stderr"),
-        &|stdout| std::fs::read_to_string(stdout).is_ok_and(|text| text.contains("decided\n")),
+        &mut |stdout| std::fs::read_to_string(stdout).is_ok_and(|text| text.contains("decided\n")),
     )
     .unwrap();
     assert!(matches!(finished.ending, Ending::Settled), "{finished:?}");
