@@ -562,10 +562,23 @@ fn is_learners_file(graded: &Graded, diagnostic: &RustcMessage) -> bool {
         })
 }
 
+/// Shows `line` as the one status line on stderr, in place of the last one.
+pub fn show_status(line: &str) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "\r\x1b[2K{line}");
+    let _ = err.flush();
+}
+
+/// Clears the status line.
+pub fn clear_status() {
+    show_status("");
+}
+
 /// Collects cargo's stderr (its complaints, when no compiler error explains a failure); with
 /// `show_progress`, also keeps one status line on our stderr: what cargo compiles, how far along.
 fn read_cargo_stderr(stderr: std::process::ChildStderr, show_progress: bool) -> String {
-    use std::io::{Read, Write};
+    use std::io::Read;
     let mut text = String::new();
     let mut status = progress::Status::default();
     let mut pending = Vec::new();
@@ -584,16 +597,12 @@ fn read_cargo_stderr(stderr: std::process::ChildStderr, show_progress: bool) -> 
             text.push('\n');
         }
         if show_progress && let Some(shown_line) = status.line() {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K{shown_line}");
-            let _ = err.flush();
+            show_status(&shown_line);
             shown = true;
         }
     }
     if shown {
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K");
-        let _ = err.flush();
+        clear_status();
     }
     text
 }
@@ -606,6 +615,8 @@ mod progress {
         compiling: Option<String>,
         done: usize,
         total: usize,
+        /// Many crates were left to compile at some point: a cold build.
+        cold: bool,
         changed: bool,
     }
 
@@ -630,6 +641,7 @@ mod progress {
                 && let (Ok(done), Ok(total)) = (done.parse(), total.parse())
             {
                 (self.done, self.total) = (done, total);
+                self.cold |= total.saturating_sub(done) > 30;
                 if let Some(name) = names.split(',').next().map(str::trim)
                     && !name.is_empty()
                 {
@@ -653,8 +665,9 @@ mod progress {
                     self.done, self.total
                 );
             }
-            // Only a cold build compiles this many: every dependency, once.
-            if self.total > 30 {
+            // Only a cold build has this many crates left to compile: every dependency, once.
+            // (Cargo counts the crates it finds up to date as well.)
+            if self.cold {
                 line.push_str(" (the first check compiles every dependency once)");
             }
             Some(line)
@@ -680,7 +693,18 @@ mod progress {
                 line.starts_with("Compiling the checks: 37/120 crates · rand"),
                 "{line}"
             );
+            assert!(line.ends_with("(the first check compiles every dependency once)"));
             assert!(!status.read("warning: unused variable"));
+        }
+
+        #[test]
+        fn a_build_with_few_crates_left_is_not_called_the_first() {
+            let mut status = Status::default();
+            assert!(status.read("    Building [=============>  ] 56/58: suite(test)"));
+            assert_eq!(
+                status.line().as_deref(),
+                Some("Compiling the checks: 56/58 crates · suite(test)")
+            );
         }
     }
 }

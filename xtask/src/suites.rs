@@ -3,6 +3,7 @@
 //! A chapter opts in with `[learner-tests]` in its rubric; nothing else in the grader changes.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -76,6 +77,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         under_test: &under_test,
         spec,
         build,
+        building_micros: AtomicU64::new(0),
     };
     let run = match suite.build_and_run(&base.join("correct"), &package)? {
         BuildOutcome::Built(run) => run,
@@ -94,11 +96,11 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
             }
             report.start_here = failure.first_location();
             report.compile_failure = Some(failure);
+            report.compile_ms = started.elapsed().as_millis() as u64;
             return Ok(report);
         }
     };
     report.compiled = true;
-    report.compile_ms = started.elapsed().saturating_sub(run.elapsed).as_millis() as u64;
 
     let mut green = run.green();
     let mut green_outcome = if green {
@@ -136,7 +138,8 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
     if green {
         let copies: Vec<&Mutant> = all.iter().collect();
         // A mutant only asks whether the suite stays green: its run stops at the first failure.
-        let runs = suite.build_and_run_in_slots(&slots, &copies, RunTo::FirstFailure)?;
+        let runs =
+            suite.build_and_run_in_slots(&slots, &copies, "hidden mutants", RunTo::FirstFailure)?;
         for (mutant, mutant_run) in all.iter().zip(runs) {
             let outcome = match mutant_run {
                 BuildOutcome::Built(mutant_run) if mutant_run.green() => failed(format!(
@@ -165,7 +168,9 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
             ));
         }
     }
-    report.run_ms = run.elapsed.as_millis() as u64;
+    let building = Duration::from_micros(suite.building_micros.load(Ordering::Relaxed));
+    report.compile_ms = building.as_millis() as u64;
+    report.run_ms = started.elapsed().saturating_sub(building).as_millis() as u64;
     report.results = results;
     report.total();
     if !report.passed {
@@ -289,6 +294,9 @@ struct Suite<'a> {
     under_test: &'a [(String, String)],
     spec: &'a LearnerTests,
     build: harness::BuildOptions,
+    /// Time spent waiting on cargo, in microseconds: the report's compile time. The rest of the
+    /// grading's time is the suite's runs (those not hidden behind a build).
+    building_micros: AtomicU64,
 }
 
 impl Suite<'_> {
@@ -303,7 +311,8 @@ impl Suite<'_> {
             let rewrite = mutants::load(&rubric.dir.join(file))?;
             // Built in every slot, exactly where and as the mutants are.
             let copies = vec![&rewrite; slots.members.len()];
-            for run in self.build_and_run_in_slots(slots, &copies, RunTo::End)? {
+            let what = "copies of the code written differently";
+            for run in self.build_and_run_in_slots(slots, &copies, what, RunTo::End)? {
                 match run {
                     BuildOutcome::Built(run) if run.green() => {}
                     BuildOutcome::Built(run) => {
@@ -332,11 +341,13 @@ impl Suite<'_> {
     /// Builds and runs the suite on each copy, [`ROUND`] at a time (see [`in_turns`]): one
     /// cargo run builds a round's copies side by side. A round that does not compile is built
     /// again one copy at a time, so that each copy's failure is its own. The outcomes come in
-    /// the order of `copies`.
+    /// the order of `copies`. The status line counts the copies (`what` they are) instead of
+    /// cargo's crates.
     fn build_and_run_in_slots(
         &self,
         slots: &Slots,
         copies: &[&Mutant],
+        what: &str,
         run_to: RunTo,
     ) -> Result<Vec<BuildOutcome<SuiteRun>>> {
         // Cargo loads every member of the workspace, so each slot must hold a crate from the
@@ -346,16 +357,28 @@ impl Suite<'_> {
                 self.write_copy(dir, package, None, true)?;
             }
         }
-        in_turns(
+        let quiet = harness::BuildOptions {
+            show_progress: false,
+            ..self.build
+        };
+        let mut started = 0;
+        let outcomes = in_turns(
             copies,
             slots.members.len() / ROUND,
             |first, round| {
+                started += round.len();
+                if self.build.show_progress {
+                    harness::show_status(&format!(
+                        "Running your tests on {what}: {started} of {}",
+                        copies.len()
+                    ));
+                }
                 let members = &slots.members[first..first + round.len()];
                 for ((dir, package), mutant) in members.iter().zip(round) {
                     self.write_copy(dir, package, Some(mutant), true)?;
                 }
                 let packages: Vec<&str> = members.iter().map(|(_, p)| p.as_str()).collect();
-                match self.build(&slots.root, &packages)? {
+                match self.build(&slots.root, &packages, quiet)? {
                     BuildOutcome::Built(built) => members
                         .iter()
                         .map(|(dir, _)| Ok(BuildOutcome::Built(binaries_of(&built.binaries, dir)?)))
@@ -363,7 +386,7 @@ impl Suite<'_> {
                     BuildOutcome::Failed(_) => members
                         .iter()
                         .map(|(_, package)| {
-                            Ok(match self.build(&slots.root, &[package])? {
+                            Ok(match self.build(&slots.root, &[package], quiet)? {
                                 BuildOutcome::Built(built) => BuildOutcome::Built(built.binaries),
                                 BuildOutcome::Failed(failure) => BuildOutcome::Failed(failure),
                             })
@@ -372,7 +395,11 @@ impl Suite<'_> {
                 }
             },
             |slot, binaries| self.run(&slots.members[slot].0, &binaries, run_to),
-        )
+        );
+        if self.build.show_progress {
+            harness::clear_status();
+        }
+        outcomes
     }
 
     /// Writes the learner's crate, with the code under test and `mutant`'s edits, to `dir`.
@@ -397,7 +424,12 @@ impl Suite<'_> {
     }
 
     /// Builds the tests of `packages` of the workspace (or the crate) at `dir`.
-    fn build(&self, dir: &Path, packages: &[&str]) -> Result<BuildOutcome<harness::BuiltTests>> {
+    fn build(
+        &self,
+        dir: &Path,
+        packages: &[&str],
+        options: harness::BuildOptions,
+    ) -> Result<BuildOutcome<harness::BuiltTests>> {
         let copy = Graded {
             dir: dir.to_path_buf(),
             package: packages.join(" "),
@@ -409,14 +441,18 @@ impl Suite<'_> {
         for package in packages {
             subcommand.extend(["--package", package]);
         }
-        harness::cargo_build(self.workbook, dir, &copy, &subcommand, self.build)
+        let started = Instant::now();
+        let built = harness::cargo_build(self.workbook, dir, &copy, &subcommand, options);
+        self.building_micros
+            .fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
+        built
     }
 
     /// Writes the learner's crate to `dir` as the stand-alone package `package`, builds its
     /// tests and runs them.
     fn build_and_run(&self, dir: &Path, package: &str) -> Result<BuildOutcome<SuiteRun>> {
         self.write_copy(dir, package, None, false)?;
-        Ok(match self.build(dir, &[])? {
+        Ok(match self.build(dir, &[], self.build)? {
             BuildOutcome::Built(built) => {
                 BuildOutcome::Built(self.run(dir, &built.binaries, RunTo::End)?)
             }
