@@ -341,6 +341,16 @@ pub enum BuildOutcome<T> {
     Failed(CompileFailure),
 }
 
+impl<T> BuildOutcome<T> {
+    /// What was built, turned by `f`; a failure stays as it is.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> BuildOutcome<U> {
+        match self {
+            BuildOutcome::Built(built) => BuildOutcome::Built(f(built)),
+            BuildOutcome::Failed(failure) => BuildOutcome::Failed(failure),
+        }
+    }
+}
+
 impl CompileFailure {
     /// The first error as the compiler rendered it, or cargo's complaint when there is none.
     pub fn first_message(&self) -> String {

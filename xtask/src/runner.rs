@@ -286,13 +286,10 @@ pub fn run_binary(
     let (mut passed, mut failed) = (Vec::new(), Vec::new());
     if !flooded {
         for line in read_head(&stdout, limits.output_bytes).lines() {
-            let Some(rest) = line.strip_prefix("test ") else {
-                continue;
-            };
-            if let Some(test) = rest.strip_suffix(" ... ok") {
-                passed.push(test.to_owned());
-            } else if let Some(test) = rest.strip_suffix(" ... FAILED") {
-                failed.push(test.to_owned());
+            match libtest_result(line) {
+                Some((test, true)) => passed.push(test.to_owned()),
+                Some((test, false)) => failed.push(test.to_owned()),
+                None => {}
             }
         }
     }
@@ -304,6 +301,16 @@ pub fn run_binary(
         stdout,
         stderr,
     })
+}
+
+/// The test a libtest result line names (`test suite::a ... ok`), and whether it passed.
+fn libtest_result(line: &str) -> Option<(&str, bool)> {
+    let rest = line.strip_prefix("test ")?;
+    if let Some(test) = rest.strip_suffix(" ... ok") {
+        Some((test, true))
+    } else {
+        rest.strip_suffix(" ... FAILED").map(|test| (test, false))
+    }
 }
 
 /// Reads a libtest binary's growing stdout a piece at a time (each look reads only what is new)
@@ -336,7 +343,7 @@ impl FailureWatch {
         let lines: Vec<u8> = self.partial.drain(..=end).collect();
         String::from_utf8_lossy(&lines)
             .lines()
-            .any(|line| line.starts_with("test ") && line.ends_with(" ... FAILED"))
+            .any(|line| matches!(libtest_result(line), Some((_, false))))
     }
 }
 

@@ -386,10 +386,9 @@ impl Suite<'_> {
                     BuildOutcome::Failed(_) => members
                         .iter()
                         .map(|(_, package)| {
-                            Ok(match self.build(&slots.root, &[package], quiet)? {
-                                BuildOutcome::Built(built) => BuildOutcome::Built(built.binaries),
-                                BuildOutcome::Failed(failure) => BuildOutcome::Failed(failure),
-                            })
+                            Ok(self
+                                .build(&slots.root, &[package], quiet)?
+                                .map(|built| built.binaries))
                         })
                         .collect(),
                 }

@@ -314,17 +314,14 @@ fn floor_crate(workbook: &Workbook) -> Result<PathBuf> {
 
 /// Times `cargo test` on the floor crate: compile, link and run its one test.
 fn cargo_test(workbook: &Workbook, floor: &Path) -> Result<Timed> {
-    let (started, cpu_before) = (Instant::now(), sandbox::processor_time());
+    let stopwatch = Stopwatch::start();
     let output = Command::new(crate::util::cargo())
         .args(["test", "--quiet"])
         .current_dir(floor)
         .env("CARGO_TARGET_DIR", workbook.target_dir())
         .output()
         .context("running cargo test on the floor crate")?;
-    let timed = Timed {
-        wall: started.elapsed(),
-        cpu: sandbox::processor_time().saturating_sub(cpu_before),
-    };
+    let timed = stopwatch.read();
     if !output.status.success() {
         bail!(
             "the floor crate failed:\n{}",
@@ -341,6 +338,29 @@ struct Timed {
     cpu: Duration,
 }
 
+/// Measures a [`Timed`] from its start.
+struct Stopwatch {
+    started: Instant,
+    cpu_before: Duration,
+}
+
+impl Stopwatch {
+    fn start() -> Self {
+        Self {
+            started: Instant::now(),
+            cpu_before: sandbox::processor_time(),
+        }
+    }
+
+    /// The wall-clock and processor time since the start.
+    fn read(&self) -> Timed {
+        Timed {
+            wall: self.started.elapsed(),
+            cpu: sandbox::processor_time().saturating_sub(self.cpu_before),
+        }
+    }
+}
+
 /// What `watch` does after a save, timed from the save: it notices the change (looking every
 /// `watch::POLL`), waits for the files to settle, and grades, in its own process as `watch`
 /// does. `text` must differ from what the file holds.
@@ -354,7 +374,7 @@ fn save_to_verdict(
     let seen = watch::snapshot(copy);
     // A save lands at a random moment between two looks.
     std::thread::sleep(watch::POLL / 2);
-    let (saved, cpu_before) = (Instant::now(), sandbox::processor_time());
+    let since_save = Stopwatch::start();
     std::fs::write(lib, text)?;
     loop {
         std::thread::sleep(watch::POLL);
@@ -368,10 +388,7 @@ fn save_to_verdict(
     if !report.passed {
         bail!("the solution's copy did not pass under watch");
     }
-    Ok(Timed {
-        wall: saved.elapsed(),
-        cpu: sandbox::processor_time().saturating_sub(cpu_before),
-    })
+    Ok(since_save.read())
 }
 
 /// Times `cargo xtask check <chapter> --path <copy>`, optionally in another target folder.
@@ -389,10 +406,9 @@ fn sample(
     if let Some(target) = target {
         command.env("CARGO_TARGET_DIR", target);
     }
-    let (started, cpu_before) = (Instant::now(), sandbox::processor_time());
+    let stopwatch = Stopwatch::start();
     let output = command.output().context("running cargo xtask check")?;
-    let wall = started.elapsed();
-    let cpu = sandbox::processor_time().saturating_sub(cpu_before);
+    let Timed { wall, cpu } = stopwatch.read();
     let report: Value = serde_json::from_slice(&output.stdout).with_context(|| {
         format!(
             "the check printed no report:\n{}",

@@ -142,15 +142,15 @@ pub fn run_until(
         if let Some(status) = tree.try_wait().context("waiting for the check process")? {
             break Ending::Exited(status);
         }
-        if !stopped && watched.elapsed() >= WATCH_EVERY && settled(stdout) {
-            break Ending::Settled;
-        }
         let elapsed = started.elapsed();
         if elapsed >= limits.wall {
             break Ending::TimedOut;
         }
         if !stopped && watched.elapsed() >= WATCH_EVERY {
             watched = Instant::now();
+            if settled(stdout) {
+                break Ending::Settled;
+            }
             let over = if files_over(&[stdout, stderr], workdir.as_deref(), limits) {
                 Some(Cause::FileTooLarge)
             } else if memory_over(&mut tree, limits) {

@@ -5,12 +5,10 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use super::Timed;
-use crate::sandbox;
+use super::{Stopwatch, Timed};
 use crate::tools::Tool;
 use crate::workbook::Workbook;
 
@@ -94,7 +92,7 @@ impl Rustlings {
 
     /// Times `rustlings run` of the exercise, which must pass.
     pub fn run(&self) -> Result<Timed> {
-        let (started, cpu_before) = (Instant::now(), sandbox::processor_time());
+        let stopwatch = Stopwatch::start();
         let output = Command::new(&self.binary)
             .args(["run", EXERCISE])
             .current_dir(&self.dir)
@@ -102,10 +100,7 @@ impl Rustlings {
             .stdin(Stdio::null())
             .output()
             .context("running rustlings")?;
-        let timed = Timed {
-            wall: started.elapsed(),
-            cpu: sandbox::processor_time().saturating_sub(cpu_before),
-        };
+        let timed = stopwatch.read();
         if !output.status.success() {
             bail!(
                 "rustlings did not pass its exercise:\n{}{}",
