@@ -61,11 +61,13 @@ fn not_deterministic() {
 #[test]
 fn within_bounds() {
     let settings = [(50 * MS, 500 * MS), (MS, 30_000 * MS), (100 * MS, 100 * MS)];
-    for (base, cap) in settings {
+    for (setting, (base, cap)) in (0u64..).zip(settings) {
         for attempt in 0..=20 {
             let limit = ceiling(attempt, base, cap);
-            for seed in 0..50 {
-                let delay = draw(attempt, base, cap, seed);
+            // One seeded stream per setting and attempt, as in `reaches_ceiling`.
+            let mut rng = seeded(setting * 1_000 + u64::from(attempt));
+            for _ in 0..50 {
+                let delay = draw_with(attempt, base, cap, &mut rng);
                 assert!(
                     delay <= limit,
                     "full_jitter(attempt = {attempt}, base = {}, cap = {}) returned {}, above the \
@@ -107,7 +109,10 @@ fn uniform() {
 fn no_overflow_at_high_attempts() {
     let (base, cap) = (100 * MS, 30_000 * MS);
     for attempt in [31, 32, 33, 63, 64, 65, 1_000, u32::MAX - 1, u32::MAX] {
-        let delays: Vec<Duration> = (0..200).map(|seed| draw(attempt, base, cap, seed)).collect();
+        let mut rng = seeded(u64::from(attempt));
+        let delays: Vec<Duration> = (0..200)
+            .map(|_| draw_with(attempt, base, cap, &mut rng))
+            .collect();
         let largest = delays.iter().copied().max().unwrap_or_default();
         assert!(
             largest <= cap && largest >= cap * 9 / 10,
@@ -120,12 +125,15 @@ fn no_overflow_at_high_attempts() {
     // attempt 1 on the ceiling is that cap. Nothing may overflow at the very top of the range.
     let (base, cap) = (Duration::from_secs(u64::MAX / 2 + 1), Duration::MAX);
     for attempt in [1, 2, 64, u32::MAX] {
-        let delays: Vec<Duration> = (0..50).map(|seed| draw(attempt, base, cap, seed)).collect();
+        let mut rng = seeded(u64::from(attempt));
+        let delays: Vec<Duration> = (0..200)
+            .map(|_| draw_with(attempt, base, cap, &mut rng))
+            .collect();
         let largest = delays.iter().copied().max().unwrap_or_default();
         assert!(
             largest >= cap.mul_f64(0.9),
             "at attempt = {attempt} with base = u64::MAX / 2 + 1 seconds and cap = Duration::MAX, \
-             the ceiling is Duration::MAX itself, so 50 draws should reach close to it; your \
+             the ceiling is Duration::MAX itself, so 200 draws should reach close to it; your \
              largest was {}",
             show(largest),
         );
