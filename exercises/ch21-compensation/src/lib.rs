@@ -23,7 +23,7 @@
 //!    - A transient failure is retried after a wait of `self.policy.delay(retry, rng)` on tokio's
 //!      clock, `retry` counted from 0 (the wait after the first failure uses 0), at most
 //!      `self.policy.max_attempts` calls in all. A permanent failure is not retried. Giving up
-//!      returns the last error, with no wait after it.
+//!      returns the last error, with no wait (and no draw from `rng`) after it.
 //! 2. [`Saga::run`]: execute the steps in order, each **once** (this chapter does not retry
 //!    forward steps; chapter 22 does), and log each outcome (`Succeeded`; `Failed` with its
 //!    `last_error`). At the first failure, of any kind, compensate exactly the steps that

@@ -159,6 +159,8 @@ pub fn place_many(conn: &mut Connection, count: i64) -> Vec<OrderId> {
 
 /// Writes an order and its pending event directly in SQL, as a correct `place_order` would, so
 /// the relay's checks do not depend on the learner's `place_order`. Returns the order's id.
+/// Outbox ids start at 101, so no event's id equals its order's id: a relay that reads one
+/// column for the other hands the broker a wrong event.
 pub fn seed_order(conn: &Connection, customer: &str, amount_cents: i64, now: i64) -> i64 {
     conn.execute(
         "INSERT INTO orders (customer, amount_cents, created_at) VALUES (?1, ?2, ?3)",
@@ -169,8 +171,8 @@ pub fn seed_order(conn: &Connection, customer: &str, amount_cents: i64, now: i64
     let payload =
         exercise::order_placed_payload(OrderId(id), &NewOrder::new(customer, amount_cents));
     conn.execute(
-        "INSERT INTO outbox (aggregate_id, event_type, payload, status, created_at)
-         VALUES (?1, ?2, ?3, 'pending', ?4)",
+        "INSERT INTO outbox (id, aggregate_id, event_type, payload, status, created_at)
+         VALUES ((SELECT COALESCE(MAX(id), 100) + 1 FROM outbox), ?1, ?2, ?3, 'pending', ?4)",
         params![id, exercise::ORDER_PLACED, payload, now],
     )
     .expect("seeding an event");
