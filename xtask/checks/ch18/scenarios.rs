@@ -355,13 +355,14 @@ pub fn expired_lease_cannot_mark<D: Db>(db: &D) {
          status '{}'",
         row.status,
     );
-    let given_back = reschedule(&mut *store, 2, "a", T0 + 31 * SECOND, T0 + MINUTE, "timeout");
+    let given_back = reschedule(&mut *store, 2, "a", T0 + LEASE, T0 + MINUTE, "timeout");
     let row = row_in::<D>(&mut store, 2);
     assert!(
         !given_back && row.attempts == 0 && row.next_retry_at.is_none(),
-        "worker \"a\"'s lease on row 2 ended at T0 + 30 s; reschedule(2, \"a\", T0 + 31 s, …) \
-         must return false and change nothing, but it returned {given_back} and the row has \
-         attempts {}, next_retry_at {}",
+        "worker \"a\"'s lease on row 2 ended at T0 + 30 s; reschedule(2, \"a\", T0 + 30 s, …) \
+         must return false and change nothing, as mark_sent must (the lease is valid only while \
+         now < locked_until), but it returned {given_back} and the row has attempts {}, \
+         next_retry_at {}",
         row.attempts,
         at_opt(row.next_retry_at),
     );

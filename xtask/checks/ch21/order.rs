@@ -33,6 +33,12 @@ async fn all_success_compensates_nothing() {
         list(&run.labels()),
         run.outcome_text(),
     );
+    let attempts: Vec<u32> = run.calls.iter().map(|call| call.attempt).collect();
+    assert!(
+        attempts == [1, 1, 1],
+        "each step is executed once, so every execution's context says attempt 1 (attempts are \
+         counted from 1); yours passed the attempts {attempts:?}",
+    );
     let empty = super::fixture::run(&[], 1).await;
     assert!(
         empty.calls.is_empty() && empty.outcome == Some(SagaOutcome::Completed),

@@ -60,6 +60,38 @@ async fn exactly_n_probes_at_once() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn an_answered_probe_frees_no_place() {
+    // Probes are counted when they are let through, not while they are in flight: with
+    // half_open_probes = 2, probe A answers after 1 s and probe B after 10 s. Once A has
+    // succeeded, both places are taken and the breaker waits for B's verdict, so a third caller
+    // is refused. A breaker that counts the probes in flight lets it through as a third probe.
+    let breaker = opened_with(2, 30 * SEC).await;
+    tokio::time::advance(30 * SEC).await;
+    let started = Started::default();
+    let slow = {
+        let (breaker, started) = (breaker.clone(), started.clone());
+        tokio::spawn(async move { call(&breaker, &started, true, 10 * SEC).await })
+    };
+    let quick = call(&breaker, &started, true, SEC).await;
+    let third = call(&breaker, &started, true, Duration::ZERO).await;
+    assert!(
+        quick == Seen::Ran { ok: true } && third == Seen::Refused && started.get() == 2,
+        "half_open_probes = 2: probes A (1 s) and B (10 s) were let through together; A \
+         succeeded, B is still out. Both places of this half-open state are taken until B \
+         answers, so a caller arriving now must be refused; probe A was {quick:?}, the third \
+         caller {third:?}, and {} calls reached the dependency. Count a probe when it is let \
+         through, not while it is in flight",
+        started.get(),
+    );
+    let verdict = slow.await.expect("the caller of probe B panicked");
+    assert_eq!(
+        (verdict, state(&breaker)),
+        (Seen::Ran { ok: true }, State::Closed),
+        "probe B succeeded after 10 s, so both probes have succeeded and the breaker should close"
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn closes_when_every_probe_succeeded() {
     let breaker = opened_with(3, 30 * SEC).await;
     tokio::time::advance(30 * SEC).await;
