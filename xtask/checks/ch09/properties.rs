@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use exercise::{DecorrelatedJitter, EqualJitter};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 
 use super::equal::ceiling;
 use crate::support::{catch, seeded, show, show_all};
@@ -20,9 +21,11 @@ fn duration() -> impl Strategy<Value = Duration> {
 }
 
 fn config() -> ProptestConfig {
+    // A fixed seed: every run tries the same 256 cases, so a verdict never changes between runs.
     ProptestConfig {
         failure_persistence: None,
         cases: 256,
+        rng_seed: RngSeed::Fixed(9),
         ..ProptestConfig::default()
     }
 }

@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use exercise::parse_retry_after;
 use proptest::prelude::*;
-use proptest::test_runner::{Config as ProptestConfig, TestCaseError, TestRunner};
+use proptest::test_runner::{Config as ProptestConfig, RngSeed, TestCaseError, TestRunner};
 
 use crate::support::{catch, show};
 
@@ -217,9 +217,11 @@ fn delay_seconds() {
     for (value, seconds, why) in cases {
         expect(value, received_at, Some(Duration::from_secs(seconds)), why);
     }
+    // A fixed seed: every run tries the same 256 cases, so a verdict never changes between runs.
     let config = ProptestConfig {
         failure_persistence: None,
         cases: 256,
+        rng_seed: RngSeed::Fixed(11),
         ..ProptestConfig::default()
     };
     let whitespace = prop::sample::select(vec!["", " ", "\t", "  ", " \t "]);
