@@ -129,6 +129,9 @@ pub fn run(workbook: &Workbook) -> Result<Outcome> {
             "workbook::tests::a_crlf",
         ])
         .arg("workbook::tests::canonical")
+        // Copies that look new to cargo: std::fs::copy keeps old times on Windows.
+        .arg("util::tests::a_copy")
+        .arg("freshness::tests::a_changed_file")
         .env(format!("{runner_variable}LINKER"), MINGW_GCC)
         .env(format!("{runner_variable}RUNNER"), WINE)
         .env("WINEDEBUG", "-all")

@@ -205,6 +205,60 @@ pub fn inputs(harness_dir: &Path, graded_dir: &Path, sources: &[PathBuf]) -> Opt
     })
 }
 
+/// Gives the current time to every file whose text changed since the last recorded build but
+/// whose modification time is not later than that build: cargo goes by modification times and
+/// would take it for unchanged, grading the last build's binary instead. Copies that keep a
+/// file's old time (Finder, Explorer, `cp -p`, an archive unpacked) make such files. Returns how
+/// many files it touched; without a stamp there is nothing to compare, and nothing is touched.
+pub fn renew_changed_files_that_look_old(harness_dir: &Path) -> usize {
+    let Some(stamp) = read_stamp(harness_dir) else {
+        return 0;
+    };
+    let Ok(built_at) = std::fs::metadata(harness_dir.join(STAMP)).and_then(|m| m.modified()) else {
+        return 0;
+    };
+    let now = std::time::SystemTime::now();
+    let mut renewed = 0;
+    for (file, recorded) in recorded_files(&stamp.record) {
+        let looks_old = std::fs::metadata(&file)
+            .and_then(|meta| meta.modified())
+            .is_ok_and(|modified| modified <= built_at);
+        if looks_old
+            && std::fs::read(&file).is_ok_and(|text| text != recorded)
+            && std::fs::File::options()
+                .write(true)
+                .open(&file)
+                .and_then(|handle| handle.set_modified(now))
+                .is_ok()
+        {
+            renewed += 1;
+        }
+    }
+    renewed
+}
+
+/// The files of a record with their recorded text (`file <path> <length>`, then the bytes).
+fn recorded_files(record: &[u8]) -> Vec<(PathBuf, &[u8])> {
+    let mut files = Vec::new();
+    let mut rest = record;
+    while let Some(end) = rest.iter().position(|&byte| byte == b'\n') {
+        let line = String::from_utf8_lossy(&rest[..end]).into_owned();
+        rest = &rest[end + 1..];
+        let Some((path, length)) = line
+            .strip_prefix("file ")
+            .and_then(|entry| entry.rsplit_once(' '))
+        else {
+            continue;
+        };
+        let Some(length) = length.parse::<usize>().ok().filter(|&n| n <= rest.len()) else {
+            break;
+        };
+        files.push((PathBuf::from(path), &rest[..length]));
+        rest = rest.get(length + 1..).unwrap_or_default();
+    }
+    files
+}
+
 /// Removes the stamp: the binary is about to change.
 pub fn forget(harness_dir: &Path) {
     let _ = std::fs::remove_file(harness_dir.join(STAMP));
@@ -378,6 +432,40 @@ fn split_target(line: &str) -> Option<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_changed_file_that_looks_older_than_the_build_is_renewed() {
+        let dir = std::env::temp_dir().join(format!("workbook-renew-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (changed, same) = (dir.join("lib.rs"), dir.join("stubs.rs"));
+        let mut record = Vec::new();
+        for (file, text) in [(&changed, "fn old() {}\n"), (&same, "fn same() {}\n")] {
+            std::fs::write(file, text).unwrap();
+            record.extend_from_slice(
+                format!("file {} {}\n{text}\n", file.display(), text.len()).as_bytes(),
+            );
+        }
+        let header =
+            format!("{HEADER}\nbinary /b\nidentity 1 1\ntests t\nfiles \nenv \n{INPUTS_MARK}\n");
+        std::fs::write(dir.join(STAMP), [header.as_bytes(), &record].concat()).unwrap();
+        // lib.rs goes back to another text with a time from long before the build.
+        std::fs::write(&changed, "fn restored() {}\n").unwrap();
+        let long_ago = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1 << 30);
+        for file in [&changed, &same] {
+            let handle = std::fs::File::options().write(true).open(file).unwrap();
+            handle.set_modified(long_ago).unwrap();
+        }
+        let renewed = renew_changed_files_that_look_old(&dir);
+        let modified = |file: &Path| std::fs::metadata(file).unwrap().modified().unwrap();
+        let (changed_at, same_at) = (modified(&changed), modified(&same));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(renewed, 1, "only the file whose text changed");
+        assert!(
+            changed_at > long_ago,
+            "the changed file now looks newer than the build"
+        );
+        assert_eq!(same_at, long_ago, "an unchanged file keeps its time");
+    }
 
     #[test]
     fn reads_a_rustc_dep_info_file() {

@@ -392,6 +392,7 @@ pub fn build(
             reused: true,
         }));
     }
+    freshness::renew_changed_files_that_look_old(dir);
     freshness::forget(dir);
     let tests = match build_tests(workbook, dir, graded, options)? {
         BuildOutcome::Built(tests) => tests,

@@ -26,6 +26,15 @@ pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool> {
     Ok(true)
 }
 
+/// Copies the file `from` to `to` as a file written now. `std::fs::copy` keeps the source's
+/// modification time on macOS and Windows, and cargo decides by modification times: a graded file
+/// that looks older than the last build in the same folder would not be compiled again, and the
+/// previous build's binary would be graded instead.
+pub fn copy_as_new(from: &Path, to: &Path) -> Result<()> {
+    let bytes = std::fs::read(from).with_context(|| format!("reading {}", from.display()))?;
+    std::fs::write(to, bytes).with_context(|| format!("writing {}", to.display()))
+}
+
 /// An exclusive lock on a folder the grader rewrites (a mutant's or a suite's copy), held until
 /// dropped, so two gradings at once take turns instead of overwriting each other's files.
 pub struct FolderLock {
@@ -68,7 +77,31 @@ pub fn cargo() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::stable_hash;
+    use std::time::{Duration, SystemTime};
+
+    use super::{copy_as_new, stable_hash};
+
+    #[test]
+    fn a_copy_is_newer_than_an_old_source() {
+        let dir = std::env::temp_dir().join(format!("workbook-copy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (source, copy) = (dir.join("lib.rs"), dir.join("copy.rs"));
+        std::fs::write(&source, "pub fn answer() -> u32 { 42 }\n").unwrap();
+        let long_ago = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        let file = std::fs::File::options().write(true).open(&source).unwrap();
+        file.set_modified(long_ago).unwrap();
+        drop(file);
+        let before = SystemTime::now() - Duration::from_secs(60);
+        copy_as_new(&source, &copy).unwrap();
+        let modified = std::fs::metadata(&copy).unwrap().modified().unwrap();
+        let same_text = std::fs::read(&copy).unwrap() == std::fs::read(&source).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(same_text, "the copy holds the source's bytes");
+        assert!(
+            modified > before,
+            "the copy must look newer than any earlier build, not carry the source's time from 2001"
+        );
+    }
 
     #[test]
     fn fnv1a_matches_the_reference_vectors() {

@@ -303,5 +303,17 @@ fn an_unchanged_crate_reuses_its_build_and_an_edit_never_does() {
         "going back to an earlier text is an edit too"
     );
     assert_eq!(check(), (true, true));
+    // The wrong text comes back with a time from long before the last build, as a copy that
+    // keeps times (Finder, Explorer, `cp -p`) puts it back: it is graded all the same.
+    std::fs::write(&lib, &halved).unwrap();
+    let long_ago = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1 << 30);
+    let file = std::fs::File::options().write(true).open(&lib).unwrap();
+    file.set_modified(long_ago).unwrap();
+    drop(file);
+    assert_eq!(
+        check(),
+        (false, false),
+        "a changed file that looks older than the last build is compiled and graded"
+    );
     let _ = std::fs::remove_dir_all(&copy);
 }

@@ -306,8 +306,9 @@ fn grade_command(workbook: &Workbook, settings: &Settings, copy: &Path, target: 
 }
 
 /// Copies what grading reads — the workspace manifest and lockfile, and the graded chapters'
-/// exercise folders — from `source` into a fresh `copy`. Every file is written anew, so cargo
-/// sees it newer than the previous student's build and recompiles.
+/// exercise folders — from `source` into a fresh `copy`. Every file is written anew
+/// (`util::copy_as_new`, not `std::fs::copy`, which keeps old times on macOS and Windows), so
+/// cargo sees it newer than the previous student's build and recompiles.
 fn prepare_copy(source: &Path, copy: &Path, chapters: &[Chapter]) -> Result<()> {
     if copy.exists() {
         std::fs::remove_dir_all(copy).with_context(|| format!("emptying {}", copy.display()))?;
@@ -337,7 +338,7 @@ fn prepare_copy(source: &Path, copy: &Path, chapters: &[Chapter]) -> Result<()> 
                 COPY_LIMIT_BYTES / (1024 * 1024)
             );
         }
-        std::fs::copy(&file, &target).with_context(|| format!("copying {}", file.display()))?;
+        crate::util::copy_as_new(&file, &target)?;
     }
     Ok(())
 }
