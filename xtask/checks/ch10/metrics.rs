@@ -143,12 +143,17 @@ fn completion_is_the_last_finish() {
 #[test]
 fn hops_are_separate_draws() {
     // One client alone on the lab's network finishes after four hops (read there and back, write
-    // there and back), each |Normal(10 ms, 2 ms)| drawn afresh: across 1,600 seeds its finish
+    // there and back), each |Normal(10 ms, 2 ms)| drawn afresh: across 2,400 seeds its finish
     // time averages 40 ms with a standard deviation of 2 ms · √4 = 4 ms (the estimates stray by
-    // about 0.1 ms and 0.07 ms). A hop drawn once and used both ways of the read makes it
+    // about 0.08 ms and 0.06 ms). A hop drawn once and used both ways of the read makes it
     // 2 ms · √6 ≈ 4.9 ms, both ways of both requests 2 ms · √8 ≈ 5.7 ms; a missing hop makes the
     // mean 30 ms.
-    let times: Vec<f64> = (0..1_600)
+    // A simulation that draws in another order than the solution sees other numbers, so the
+    // bounds hold for any draws: a correct simulation's spread leaves [3.6, 4.4] with probability
+    // 5·10^-12 (chi-square, 2,399 degrees of freedom; with 1,600 seeds it was 1.7·10^-8), its mean
+    // leaves [39, 41] with 2·10^-34; the 4.9 ms spread of one hop used both ways comes under 4.4
+    // with probability 4·10^-13.
+    let times: Vec<f64> = (0..2_400)
         .map(|seed| {
             let run = lab_race(1, Strategy::FullJitter, seed);
             run.finishes
@@ -164,7 +169,7 @@ fn hops_are_separate_draws() {
     assert!(
         (39.0..=41.0).contains(&mean) && (3.6..=4.4).contains(&spread),
         "one client alone on the lab's network finishes after four hops, each drawn afresh \
-         from |Normal(10 ms, 2 ms)|: across 1,600 seeds its finish time should average about \
+         from |Normal(10 ms, 2 ms)|: across 2,400 seeds its finish time should average about \
          40 ms with a standard deviation of about 4 ms; yours averaged {mean:.1} ms with a \
          standard deviation of {spread:.1} ms. Draw one `network.delay(rng)` for every hop: the \
          request's way to the row and the answer's way back are two hops"
@@ -176,10 +181,15 @@ fn first_reads_are_separate_hops() {
     // Every client's first read travels its own hop. The first client to finish is the one whose
     // read, answer and write add up to the least (three hops of its own), plus the hop of the
     // answer "you won". With ten clients on the lab's network that first finish averages about
-    // 34.7 ms (standard deviation 2.9 ms; over 1,000 seeds the mean strays by about 0.09 ms). One
-    // hop drawn once and shared by every first read takes the spread out of that hop, and the
-    // first finish comes about 1 ms later, near 35.7 ms.
-    let firsts: Vec<f64> = (0..1_000)
+    // 34.67 ms (standard deviation 2.85 ms; over 2,000 seeds the mean strays by about 0.064 ms).
+    // One hop drawn once and shared by every first read takes the spread out of that hop, and the
+    // first finish comes about 1 ms later, near 35.65 ms (standard deviation 3.28 ms).
+    // A simulation that draws in another order than the solution sees other numbers: its mean
+    // passes 35.15 ms with probability 2·10^-14 (7.5 standard errors; the old bounds, 1,000 seeds
+    // and [34.3, 35.05], failed a correct simulation with probability 3·10^-5), and falls under
+    // 34 ms with 4·10^-26; the shared hop's mean stays at or under 35.15 ms with probability
+    // 6·10^-12 (normal approximation; the Chernoff bounds are 4·10^-13 and 10^-10).
+    let firsts: Vec<f64> = (0..2_000)
         .map(|seed| {
             let run = lab_race(10, Strategy::FullJitter, 7_000 + seed);
             run.finishes
@@ -191,9 +201,9 @@ fn first_reads_are_separate_hops() {
         .collect();
     let mean = firsts.iter().sum::<f64>() / firsts.len() as f64;
     assert!(
-        (34.3..=35.05).contains(&mean),
+        (34.0..=35.15).contains(&mean),
         "ten clients on the lab's network each send a first read at time zero, and each read \
-         travels its own hop, drawn afresh: across 1,000 seeds the first client to finish should \
+         travels its own hop, drawn afresh: across 2,000 seeds the first client to finish should \
          finish after about 34.7 ms on average; yours averaged {mean:.2} ms. Draw one \
          `network.delay(rng)` for every client's first read, not one for all of them"
     );

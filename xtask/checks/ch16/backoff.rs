@@ -107,14 +107,17 @@ fn capped_at_high_attempts() {
     let cfg = BackoffConfig::default();
     let cap = ceiling(u32::MAX, &cfg);
     let mut rng = seeded(16);
+    // A solution that draws differently from the reference sees other numbers. One draw falls
+    // under 0.9 × cap with probability 54,000/60,001, so all 300 do with probability 2·10^-14,
+    // and one of the 13 counts fails with 2.4·10^-13 (with 200 draws it was 9·10^-9).
     for attempts in [11, 20].into_iter().chain(HUGE_ATTEMPTS) {
-        let delays: Vec<i64> = (0..200)
+        let delays: Vec<i64> = (0..300)
             .map(|_| next_retry_at(T0, attempts, &cfg, &mut rng) - T0)
             .collect();
         let largest = delays.iter().copied().max().unwrap_or_default();
         assert!(
             (cap * 9 / 10..=cap).contains(&largest),
-            "at attempts = {attempts} ({}) the ceiling is the cap, so 200 draws should come \
+            "at attempts = {attempts} ({}) the ceiling is the cap, so 300 draws should come \
              close to now + 60 s without passing it; your latest next_retry_at was now + {}. \
              Cap the exponential, and compute it without overflow (saturating or checked \
              arithmetic) for every attempts up to u32::MAX",
@@ -126,7 +129,7 @@ fn capped_at_high_attempts() {
 
 /// `(base ms, cap ms, attempts, the ceiling)`: exact at small counts, caps one millisecond either
 /// side of base·2^k, attempts 0 read as 1, and counts far past any overflow. The first six are a
-/// few milliseconds wide, so a few hundred draws reach every value of them.
+/// few milliseconds wide, so 400 draws reach every value of them.
 const CEILINGS: [(i64, i64, u32, i64); 16] = [
     (1, 1_000, 1, 1),
     (2, 1_000, 0, 2),
@@ -148,15 +151,20 @@ const CEILINGS: [(i64, i64, u32, i64); 16] = [
 
 #[test]
 fn exact_ceiling_at_small_scales() {
-    // 300 draws under a ceiling of a few milliseconds reach every value, both ends included, so
+    // 400 draws under a ceiling of a few milliseconds reach every value, both ends included, so
     // a cap applied too early or too late, an exponent off by one, or a draw that leaves out the
-    // ceiling each give a different largest delay.
+    // ceiling each give a different largest delay. A solution that draws differently from the
+    // reference sees other numbers: 400 draws miss one of the 13 values of a 12 ms ceiling with
+    // probability at most 13 × (12/13)^400, about 1.6·10^-13, and some value of the six cases
+    // with 3.3·10^-13 (exactly, by inclusion-exclusion; with 300 draws it was 1.03·10^-9). A
+    // ceiling one too high (13 ms for 12) stays unseen in all 400 with probability (13/14)^400,
+    // about 1.3·10^-13.
     let cases = CEILINGS[..6]
         .iter()
         .map(|&(base, cap, attempts, expected)| (config(base, cap, 600 * SECOND, 10), attempts, expected));
     let mut rng = seeded(1616);
     for (cfg, attempts, expected) in cases {
-        let delays: Vec<i64> = (0..300)
+        let delays: Vec<i64> = (0..400)
             .map(|_| next_retry_at(T0, attempts, &cfg, &mut rng) - T0)
             .collect();
         let smallest = delays.iter().copied().min().unwrap_or_default();
@@ -164,7 +172,7 @@ fn exact_ceiling_at_small_scales() {
         let distinct: BTreeSet<i64> = delays.iter().copied().collect();
         assert!(
             smallest == 0 && largest == expected && distinct.len() as i64 == expected + 1,
-            "300 draws of next_retry_at(now, attempts = {attempts}, base = {}, cap = {}) should \
+            "400 draws of next_retry_at(now, attempts = {attempts}, base = {}, cap = {}) should \
              take every whole millisecond from now + 0 ms to now + {} (the ceiling \
              min(cap, base·2^(attempts−1)), both ends included); yours ranged from now + {} to \
              now + {} with {} distinct value(s)",
