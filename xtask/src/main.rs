@@ -1,8 +1,8 @@
 //! `cargo xtask`: the retry workbook's command line.
 //!
 //! Learners use `check`, `watch`, `hint`, `list`, `reset`, `solution` and `book`; instructors use
-//! `grade` and `grade-class`; authors use `verify`, `figures`, `new` and `bench`. Each command is one module of
-//! `commands/`.
+//! `grade` and `grade-class`; authors use `verify`, `sweep`, `figures`, `new` and `bench`. Each
+//! command is one module of `commands/`.
 
 mod class;
 mod commands;
@@ -11,6 +11,7 @@ mod formats;
 mod freshness;
 mod grading;
 mod harness;
+mod line_changes;
 mod manifest_toml;
 mod mutants;
 mod progress;
@@ -56,6 +57,7 @@ enum Command {
     Figures(commands::figures::FiguresArgs),
     New(commands::new::NewArgs),
     Bench(commands::bench::BenchArgs),
+    Sweep(commands::sweep::SweepArgs),
     Ci(commands::ci::CiArgs),
     #[command(hide = true)]
     BookPreprocess(commands::preprocess::PreprocessArgs),
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
         Command::Figures(args) => commands::figures::run(args),
         Command::New(args) => commands::new::run(args),
         Command::Bench(args) => commands::bench::run(args),
+        Command::Sweep(args) => commands::sweep::run(args),
         Command::Ci(args) => commands::ci::run(args),
         Command::BookPreprocess(args) => commands::preprocess::run(args),
     };

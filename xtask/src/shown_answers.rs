@@ -272,14 +272,33 @@ pub struct Answer {
     pub body: Vec<Token>,
 }
 
-/// The solution functions the learner writes, from the exercise's and the solution's sources
-/// (relative path → text); files listed in `given` are shipped as they are and are skipped.
+/// The solution functions the learner writes long enough to recognise on a page, from the
+/// exercise's and the solution's sources (relative path → text); files listed in `given` are
+/// shipped as they are and are skipped.
 pub fn answers(
     exercise: &BTreeMap<String, String>,
     solution: &BTreeMap<String, String>,
     given: &[String],
     solution_label: &str,
 ) -> Vec<Answer> {
+    learner_functions(exercise, solution, given)
+        .into_iter()
+        .filter(|(_, function)| function.body.len() >= RUN_TOKENS)
+        .map(|(file, function)| Answer {
+            file: format!("{solution_label}/{file}"),
+            name: function.name,
+            body: function.body,
+        })
+        .collect()
+}
+
+/// Every solution function the learner writes, with the solution file that holds it: those
+/// whose exercise counterpart asks for code, and those the exercise does not have.
+pub fn learner_functions(
+    exercise: &BTreeMap<String, String>,
+    solution: &BTreeMap<String, String>,
+    given: &[String],
+) -> Vec<(String, Function)> {
     let mut out = Vec::new();
     for (file, text) in solution {
         let Some(shipped) = exercise.get(file).filter(|_| !given.contains(file)) else {
@@ -296,13 +315,8 @@ pub fn answers(
                 .filter(|f| f.name == function.name)
                 .nth(*occurrence);
             *occurrence += 1;
-            let learner_writes = counterpart.is_none_or(asks_for_code);
-            if learner_writes && function.body.len() >= RUN_TOKENS {
-                out.push(Answer {
-                    file: format!("{solution_label}/{file}"),
-                    name: function.name,
-                    body: function.body,
-                });
+            if counterpart.is_none_or(asks_for_code) {
+                out.push((file.clone(), function));
             }
         }
     }

@@ -13,5 +13,6 @@ pub mod new;
 pub mod preprocess;
 pub mod reset;
 pub mod solution;
+pub mod sweep;
 pub mod verify;
 pub mod watch;
