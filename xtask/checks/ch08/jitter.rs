@@ -249,8 +249,10 @@ fn nanosecond_edges() {
 fn degenerate_settings() {
     // A zero base or a zero cap leaves nothing to wait: every delay is zero (and the range
     // [0, 0] is not empty). A base above the cap is cut to the cap from the first retry on.
+    // Past attempt 127, 2^attempt outgrows even a u128: the ceiling of a zero base is still 0,
+    // not the cap an overflow falls back to.
     for (base, cap) in [(Duration::ZERO, 1_000 * MS), (1_000 * MS, Duration::ZERO)] {
-        for attempt in [0, 1, 5, 64] {
+        for attempt in [0, 1, 5, 64, 200, u32::MAX] {
             let delay = draw(attempt, base, cap, 9);
             assert!(
                 delay.is_zero(),

@@ -68,7 +68,8 @@ pub fn claims_only_due_rows<D: Db>(db: &D) {
 
 /// The oldest due rows come first, at most `limit` per claim, returned in due order.
 pub fn claims_oldest_first_up_to_limit<D: Db>(db: &D) {
-    // Due order: COALESCE(next_retry_at, created_at), then created_at, then id.
+    // Due order: COALESCE(next_retry_at, created_at), then created_at, then id. Rows 5 and 6
+    // tie on both times, and the second claim's limit falls between them: only the id decides.
     let base = T0 - MINUTE;
     db.seed(&[
         Seed::new(1, base + 40 * SECOND),
@@ -83,7 +84,7 @@ pub fn claims_oldest_first_up_to_limit<D: Db>(db: &D) {
     let expected_order = [8, 3, 4, 7, 5, 6, 1, 2];
     let mut store = db.main();
     let mut taken = Vec::new();
-    for (worker, limit) in [("a", 3), ("b", 3), ("c", 10)] {
+    for (worker, limit) in [("a", 3), ("b", 2), ("c", 10)] {
         let claimed = ids_of(&claim(&mut *store, worker, T0, LEASE, limit));
         let start = taken.len().min(expected_order.len());
         let end = (start + limit).min(expected_order.len());

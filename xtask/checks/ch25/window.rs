@@ -30,21 +30,23 @@ async fn forgets_exactly_at_the_window() {
 
 #[tokio::test(start_paused = true)]
 async fn the_window_slides() {
-    // 20 requests all accepted at 0 s, 20 requests none accepted at 60 s: at 60 s, 40 requests
-    // and 20 accepts (probability 0). At 120 s the first 20 and their accepts have left: 20
-    // requests, no accept: 20/21. A window that is emptied every 120 s would say 0.
+    // 20 requests all accepted at 0 s, then 20 requests of which 5 are accepted at 60 s: at
+    // 60 s, 40 requests and 25 accepts (probability 0). At 120 s the first 20 and their accepts
+    // have left: 20 requests, 5 accepts, (20 - 2·5)/21 = 10/21. A window that is emptied every
+    // 120 s says 0, and so does one that forgets from the newest end (it keeps all 25 accepts).
     let throttle = throttle(2.0, 120 * SEC);
     history(&throttle, 20, 20);
     tokio::time::advance(60 * SEC).await;
-    history(&throttle, 20, 0);
+    history(&throttle, 20, 5);
     let at_60 = probability(&throttle);
     tokio::time::advance(60 * SEC).await;
     let at_120 = probability(&throttle);
     assert!(
-        at_60 == 0.0 && same(at_120, 20.0 / 21.0),
-        "20 requests all accepted at 0 s, then 20 refused at 60 s: the probability should be 0 \
-         at 60 s and 20/21 at 120 s, when the first 20 have left the window; yours was \
-         {at_60} and {at_120}. The window slides with time; it is never emptied at once"
+        at_60 == 0.0 && same(at_120, 10.0 / 21.0),
+        "20 requests all accepted at 0 s, then 20 requests with 5 accepted at 60 s: the \
+         probability should be 0 at 60 s and (20 - 2·5)/21 = 10/21 at 120 s, when the first 20 \
+         requests and their 20 accepts have left the window; yours was {at_60} and {at_120}. \
+         The window slides with time, oldest events leaving first; it is never emptied at once"
     );
 }
 
