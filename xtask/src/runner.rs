@@ -211,8 +211,9 @@ fn run_together(
             .unwrap_or_default(),
     };
     let run = run_binary(binary, &[], parallel, limits, scratch, "all", RunTo::End)?;
-    if run.flooded {
-        // Every test runs alone again, where the flood is pinned on the test that made it.
+    if run.flooded || run.has_forged_verdicts() {
+        // Every test runs alone again, where the flood (or the printed verdict) is pinned on
+        // the test that made it.
         return Ok(HashMap::new());
     }
     let share = run.finished.elapsed / run.passed.len().max(1) as u32;
@@ -303,6 +304,20 @@ pub fn run_binary(
     })
 }
 
+impl LibtestRun {
+    /// True when some test has more than one verdict line. libtest prints one per test it runs,
+    /// so the others were printed by the graded code (its output shares stdout with libtest's):
+    /// a forged `test … ok` can then not be told from a real one.
+    pub fn has_forged_verdicts(&self) -> bool {
+        let mut seen = std::collections::HashSet::new();
+        !self
+            .passed
+            .iter()
+            .chain(&self.failed)
+            .all(|test| seen.insert(test.as_str()))
+    }
+}
+
 /// The test a libtest result line names (`test suite::a ... ok`), and whether it passed.
 fn libtest_result(line: &str) -> Option<(&str, bool)> {
     let rest = line.strip_prefix("test ")?;
@@ -391,6 +406,17 @@ fn run_one(
     let outcome = if run.flooded {
         Outcome::OutputFlood {
             limit_bytes: planned.limits.output_bytes,
+        }
+    } else if run.passed.len() + run.failed.len() > 1 {
+        Outcome::Failed {
+            message: "your code printed a line that reads like the test runner's verdict \
+                      (`test <name> ... ok`); the grader reads a check's result from those \
+                      lines, so a run that prints one cannot be trusted. Print progress in \
+                      other words"
+                .to_owned(),
+            // Said as it is: the message names the learner's code itself.
+            location: None,
+            in_graded_code: false,
         }
     } else {
         let out = read_head(&run.stdout, 256 * 1024);

@@ -109,9 +109,12 @@ fn hostile_code_fails_only_its_own_checks_and_leaves_no_process() {
         result(&report, "cases.escapes_the_group")["status"],
         "passed"
     );
+    // Its printed `ok` is not taken for the check's verdict.
+    let forged = result(&report, "cases.forges_a_verdict");
+    assert_eq!(forged["status"], "failed", "{forged}");
     assert_eq!(result(&report, "cases.passes")["status"], "passed");
     assert_eq!(report["score"], 3);
-    assert_eq!(report["max_score"], 11);
+    assert_eq!(report["max_score"], 12);
 
     for (file, what) in [
         (&pid_file, "the sleeper the check forked"),
@@ -260,24 +263,55 @@ fn solution_copy(name: &str) -> PathBuf {
     dir
 }
 
+/// The report of `cargo xtask check ch08 --format json --path <copy>`.
+fn check_copy(copy: &Path, state: &Path) -> Value {
+    let output = xtask(
+        &[
+            "check",
+            "ch08",
+            "--format",
+            "json",
+            "--path",
+            copy.to_str().unwrap(),
+        ],
+        state,
+    );
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stderr)))
+}
+
+#[test]
+fn a_printed_verdict_is_not_taken_for_a_check() {
+    // Full jitter without the jitter, which prints the line libtest prints for a passing check
+    // for the two checks it fails. Its output shares stdout with libtest's verdicts.
+    let state = temp_dir("forged");
+    let copy = solution_copy("forged");
+    let lib = copy.join("src/lib.rs");
+    let correct = std::fs::read_to_string(&lib).unwrap();
+    let forged = correct.replacen(
+        "rng.random_range(Duration::ZERO..=ceiling)",
+        "{ let _ = rng; println!(\"test jitter::not_deterministic ... ok\\ntest jitter::uniform ... ok\"); ceiling }",
+        1,
+    );
+    assert_ne!(forged, correct, "the edit applies");
+    std::fs::write(&lib, forged).unwrap();
+    let report = check_copy(&copy, &state);
+    for id in ["jitter.not_deterministic", "jitter.uniform"] {
+        assert_eq!(
+            result(&report, id)["status"],
+            "failed",
+            "{id}: a printed `ok` is not the check's verdict"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&copy);
+}
+
 #[test]
 fn an_unchanged_crate_reuses_its_build_and_an_edit_never_does() {
     let state = temp_dir("reuse");
     let copy = solution_copy("reuse");
     let check = || {
-        let output = xtask(
-            &[
-                "check",
-                "ch08",
-                "--format",
-                "json",
-                "--path",
-                copy.to_str().unwrap(),
-            ],
-            &state,
-        );
-        let report: Value = serde_json::from_slice(&output.stdout)
-            .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stderr)));
+        let report = check_copy(&copy, &state);
         (report["passed"] == true, report["build_reused"] == true)
     };
     assert_eq!(check(), (true, false), "the first check builds");
