@@ -102,10 +102,12 @@ pending rows by attempts
 #[test]
 fn bars_scale_to_largest_bucket() {
     // (attempts, rows, the bar's length): ceil(rows · 40 / largest).
-    let cases: [&[(u32, i64, usize)]; 3] = [
+    let cases: [&[(u32, i64, usize)]; 4] = [
         &[(0, 1, 1), (1, 1_000, 40)],
         &[(3, 3, 18), (4, 7, 40)],
         &[(9, 2, 40)],
+        // One pending row in all: the largest bucket, one row, still gets the full width.
+        &[(1, 1, 40)],
     ];
     for buckets in cases {
         let dashboard = Dashboard {
