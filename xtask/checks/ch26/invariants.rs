@@ -1,6 +1,7 @@
 //! The invariants of the checkout, each held over the chapter's scenario under 100 seeds.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
 use exercise::report::RunReport;
 use exercise::services::{Answer, PublishAnswer};
@@ -357,6 +358,9 @@ fn effects_match_outcomes() {
             let expected: i64 = match order.outcome {
                 Some(SagaOutcome::Completed) => 1,
                 Some(SagaOutcome::Compensated) => 0,
+                Some(SagaOutcome::NeedsHuman) => {
+                    return needs_no_human(report, order.order, &nets);
+                }
                 _ => return None,
             };
             (nets.iter().any(|net| *net != expected)).then(|| {
@@ -373,13 +377,48 @@ fn effects_match_outcomes() {
         })
     });
     fail_if_any(
-        "a completed order has its stock, charge and shipment; a compensated one has none",
+        "a completed order has its stock, charge and shipment; a compensated one has none; one \
+         that needs a human had a compensation give up",
         "Return Completed only when all three steps succeeded. Before Compensated, undo every \
          step that may have done its work, naming the key its execution used: the completed \
          ones, and the one that gave up if one of its attempts timed out (`maybe_done`), since \
-         a lost answer does not mean the work was not done",
+         a lost answer does not mean the work was not done. NeedsHuman is for an order whose \
+         compensation gave up; when every undo succeeded it is Compensated",
         found,
     );
+}
+
+/// The fault of a `NeedsHuman` order that had nothing for a human: each step it compensated
+/// heard its last undo succeed, in time, and none of its work is left standing (None when an
+/// undo gave up, or its success may have come too late to be heard).
+fn needs_no_human(report: &RunReport, order: OrderId, nets: &[i64]) -> Option<String> {
+    let policy = Scenario::default().checkout.compensate;
+    // A margin of a millisecond each way: an answer at the very edge of a timeout or of the
+    // budget may have been heard or not, and either outcome is then right.
+    let margin = Duration::from_millis(1);
+    let heard_success = |step: Step| -> Option<bool> {
+        let undos: Vec<_> = report
+            .service(step)
+            .calls
+            .iter()
+            .filter(|call| call.order == order && call.action == Action::Compensate)
+            .collect();
+        let (first, last) = (undos.first()?, undos.last()?);
+        let in_time = last.latency.is_some_and(|latency| {
+            let answered_at = last.at + (latency + margin).as_millis() as i64;
+            latency + margin < policy.per_attempt_timeout
+                && answered_at < first.at + policy.total_budget.as_millis() as i64
+        });
+        Some(in_time && matches!(last.answer, Answer::Done | Answer::Replayed))
+    };
+    let heard: Vec<bool> = Step::ALL.into_iter().filter_map(heard_success).collect();
+    let all_undone = !heard.is_empty() && heard.iter().all(|ok| *ok);
+    (all_undone && nets.iter().all(|net| *net == 0)).then(|| {
+        format!(
+            "{order} ended `needs_human`, but the last compensation of each step it undid was \
+             answered with success in time, and none of its work is left standing"
+        )
+    })
 }
 
 #[test]
