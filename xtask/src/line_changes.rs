@@ -132,6 +132,22 @@ pub fn changes_of_line(index: usize, line: &str) -> Vec<LineChange> {
             );
         }
     }
+    for (first, second) in adjacent_arguments(line, &code) {
+        let (a, b) = (&line[first.0..first.1], &line[second.0..second.1]);
+        let swapped = format!(
+            "{}{b}{}{a}{}",
+            &line[..first.0],
+            &line[first.1..second.0],
+            &line[second.1..]
+        );
+        push(format!("({a}, {b}) → ({b}, {a})"), Some(swapped));
+    }
+    for end in compared_operands(line, &code) {
+        for step in [" + 1", " - 1"] {
+            let after = format!("{}{step}{}", &line[..end], &line[end..]);
+            push(format!("operand{step}"), Some(after));
+        }
+    }
     if is_droppable_statement(trimmed) {
         push("statement dropped".to_owned(), None);
     }
@@ -158,6 +174,64 @@ fn occurrences(line: &str, spans: &[(usize, usize)], needle: &str, how: Match) -
 
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
+}
+
+/// Two neighbouring arguments of a call or a tuple, each a plain name or field path (`base`,
+/// `cfg.cap`): swapped, they still compile when their types agree, as `(base, cap)` does.
+fn adjacent_arguments(
+    line: &str,
+    spans: &[(usize, usize)],
+) -> Vec<((usize, usize), (usize, usize))> {
+    let is_path = |c: char| is_word_char(c) || c == '.';
+    let mut found = Vec::new();
+    for comma in occurrences(line, spans, ", ", Match::Text) {
+        let before = &line[..comma];
+        let first_start = before.trim_end_matches(is_path).len();
+        let second_start = comma + 2;
+        let second_end = second_start + line[second_start..].len()
+            - line[second_start..].trim_start_matches(is_path).len();
+        let opens = before[..first_start].ends_with(['(', ' ']);
+        let closes = line[second_end..].starts_with([')', ',']);
+        let plain = |text: &str| {
+            text.starts_with(|c: char| c.is_alphabetic() || c == '_') && !text.ends_with('.')
+        };
+        if opens
+            && closes
+            && plain(&line[first_start..comma])
+            && plain(&line[second_start..second_end])
+            && line[first_start..comma] != line[second_start..second_end]
+        {
+            found.push(((first_start, comma), (second_start, second_end)));
+        }
+    }
+    found
+}
+
+/// Where the right-hand operand of a comparison ends, when it is a plain name or field path
+/// (`limit`, `policy.max_attempts`): `+ 1` or `- 1` there moves the boundary by one either way.
+fn compared_operands(line: &str, spans: &[(usize, usize)]) -> Vec<usize> {
+    let is_path = |c: char| is_word_char(c) || c == '.';
+    let mut ends = Vec::new();
+    for operator in [" < ", " <= ", " > ", " >= ", " == "] {
+        for start in occurrences(line, spans, operator, Match::Text) {
+            let operand_start = start + operator.len();
+            let rest = &line[operand_start..];
+            let length = rest.len() - rest.trim_start_matches(is_path).len();
+            let operand = &rest[..length];
+            let after = &rest[length..];
+            let ends_expression = after.is_empty()
+                || [")", " {", " &&", " ||", ",", ";"]
+                    .iter()
+                    .any(|end| after.starts_with(end));
+            if length > 0
+                && operand.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && ends_expression
+            {
+                ends.push(operand_start + length);
+            }
+        }
+    }
+    ends
 }
 
 /// Exclusive ranges between two values (`0..n`, `a..f(x)`), which may become inclusive.
@@ -338,6 +412,30 @@ mod tests {
             changed
                 .iter()
                 .any(|after| after.contains("id = ?1 OR sent"))
+        );
+    }
+
+    #[test]
+    fn neighbouring_arguments_swap_and_compared_operands_move_by_one() {
+        let changed = afters("    let delay = full_jitter(attempt, cfg.base, cfg.cap, rng);");
+        assert!(
+            changed.contains(
+                &"    let delay = full_jitter(attempt, cfg.cap, cfg.base, rng);".to_owned()
+            )
+        );
+        assert!(
+            changed.contains(
+                &"    let delay = full_jitter(cfg.base, attempt, cfg.cap, rng);".to_owned()
+            )
+        );
+        let changed = afters("        if attempt >= policy.max_attempts {");
+        assert!(changed.contains(&"        if attempt >= policy.max_attempts + 1 {".to_owned()));
+        assert!(changed.contains(&"        if attempt >= policy.max_attempts - 1 {".to_owned()));
+        assert!(
+            afters("    let s = format!(\"{a}, {b}\");")
+                .iter()
+                .all(|after| after.contains("{a}, {b}")),
+            "a comma inside a string is not an argument list"
         );
     }
 
