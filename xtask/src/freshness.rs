@@ -208,23 +208,29 @@ pub fn inputs(harness_dir: &Path, graded_dir: &Path, sources: &[PathBuf]) -> Opt
 /// Gives the current time to every file whose text changed since the last recorded build but
 /// whose modification time is not later than that build: cargo goes by modification times and
 /// would take it for unchanged, grading the last build's binary instead. Copies that keep a
-/// file's old time (Finder, Explorer, `cp -p`, an archive unpacked) make such files. Returns how
-/// many files it touched; without a stamp there is nothing to compare, and nothing is touched.
-pub fn renew_changed_files_that_look_old(harness_dir: &Path) -> usize {
+/// file's old time (Finder, Explorer, `cp -p`, an archive unpacked) make such files. `inputs`
+/// holds the texts as they are now, so no file is read again. Returns how many files it touched;
+/// without a stamp there is nothing to compare, and nothing is touched.
+pub fn renew_changed_files_that_look_old(harness_dir: &Path, inputs: &Inputs) -> usize {
     let Some(stamp) = read_stamp(harness_dir) else {
         return 0;
     };
     let Ok(built_at) = std::fs::metadata(harness_dir.join(STAMP)).and_then(|m| m.modified()) else {
         return 0;
     };
+    let now_texts: std::collections::HashMap<PathBuf, &[u8]> =
+        recorded_files(&inputs.record).into_iter().collect();
     let now = std::time::SystemTime::now();
     let mut renewed = 0;
     for (file, recorded) in recorded_files(&stamp.record) {
-        let looks_old = std::fs::metadata(&file)
-            .and_then(|meta| meta.modified())
-            .is_ok_and(|modified| modified <= built_at);
-        if looks_old
-            && std::fs::read(&file).is_ok_and(|text| text != recorded)
+        let changed = now_texts.get(&file).is_some_and(|text| *text != recorded);
+        let looks_old = || {
+            std::fs::metadata(&file)
+                .and_then(|meta| meta.modified())
+                .is_ok_and(|modified| modified <= built_at)
+        };
+        if changed
+            && looks_old()
             && std::fs::File::options()
                 .write(true)
                 .open(&file)
@@ -438,16 +444,16 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("workbook-renew-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let (changed, same) = (dir.join("lib.rs"), dir.join("stubs.rs"));
-        let mut record = Vec::new();
+        let entry =
+            |file: &Path, text: &str| format!("file {} {}\n{text}\n", file.display(), text.len());
+        let mut record = String::new();
         for (file, text) in [(&changed, "fn old() {}\n"), (&same, "fn same() {}\n")] {
             std::fs::write(file, text).unwrap();
-            record.extend_from_slice(
-                format!("file {} {}\n{text}\n", file.display(), text.len()).as_bytes(),
-            );
+            record.push_str(&entry(file, text));
         }
         let header =
             format!("{HEADER}\nbinary /b\nidentity 1 1\ntests t\nfiles \nenv \n{INPUTS_MARK}\n");
-        std::fs::write(dir.join(STAMP), [header.as_bytes(), &record].concat()).unwrap();
+        std::fs::write(dir.join(STAMP), header + &record).unwrap();
         // lib.rs goes back to another text with a time from long before the build.
         std::fs::write(&changed, "fn restored() {}\n").unwrap();
         let long_ago = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1 << 30);
@@ -455,7 +461,17 @@ mod tests {
             let handle = std::fs::File::options().write(true).open(file).unwrap();
             handle.set_modified(long_ago).unwrap();
         }
-        let renewed = renew_changed_files_that_look_old(&dir);
+        let inputs = Inputs {
+            files: BTreeSet::new(),
+            env_names: BTreeSet::new(),
+            record: [
+                entry(&changed, "fn restored() {}\n"),
+                entry(&same, "fn same() {}\n"),
+            ]
+            .concat()
+            .into_bytes(),
+        };
+        let renewed = renew_changed_files_that_look_old(&dir, &inputs);
         let modified = |file: &Path| std::fs::metadata(file).unwrap().modified().unwrap();
         let (changed_at, same_at) = (modified(&changed), modified(&same));
         std::fs::remove_dir_all(&dir).unwrap();

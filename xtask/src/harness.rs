@@ -392,7 +392,9 @@ pub fn build(
             reused: true,
         }));
     }
-    freshness::renew_changed_files_that_look_old(dir);
+    if let Some(inputs) = &inputs {
+        freshness::renew_changed_files_that_look_old(dir, inputs);
+    }
     freshness::forget(dir);
     let tests = match build_tests(workbook, dir, graded, options)? {
         BuildOutcome::Built(tests) => tests,

@@ -4,6 +4,8 @@
 //! and made on rustfmt's layout (spaces around binary operators); one that does not compile
 //! costs a build and nothing else.
 
+use crate::shown_answers::is_ident;
+
 /// One changed line of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineChange {
@@ -163,7 +165,7 @@ fn occurrences(line: &str, spans: &[(usize, usize)], needle: &str, how: Match) -
         for (offset, _) in segment.match_indices(needle) {
             let (start, end) = (from + offset, from + offset + needle.len());
             let whole_word =
-                !line[..start].ends_with(is_word_char) && !line[end..].starts_with(is_word_char);
+                !line[..start].ends_with(is_ident) && !line[end..].starts_with(is_ident);
             if matches!(how, Match::Text) || whole_word {
                 found.push(start);
             }
@@ -172,24 +174,18 @@ fn occurrences(line: &str, spans: &[(usize, usize)], needle: &str, how: Match) -
     found
 }
 
-fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
 /// Two neighbouring arguments of a call or a tuple, each a plain name or field path (`base`,
 /// `cfg.cap`): swapped, they still compile when their types agree, as `(base, cap)` does.
 fn adjacent_arguments(
     line: &str,
     spans: &[(usize, usize)],
 ) -> Vec<((usize, usize), (usize, usize))> {
-    let is_path = |c: char| is_word_char(c) || c == '.';
     let mut found = Vec::new();
     for comma in occurrences(line, spans, ", ", Match::Text) {
         let before = &line[..comma];
-        let first_start = before.trim_end_matches(is_path).len();
+        let first_start = before.trim_end_matches(is_path_char).len();
         let second_start = comma + 2;
-        let second_end = second_start + line[second_start..].len()
-            - line[second_start..].trim_start_matches(is_path).len();
+        let second_end = second_start + path_length(&line[second_start..]);
         let opens = before[..first_start].ends_with(['(', ' ']);
         let closes = line[second_end..].starts_with([')', ',']);
         let plain = |text: &str| {
@@ -210,13 +206,12 @@ fn adjacent_arguments(
 /// Where the right-hand operand of a comparison ends, when it is a plain name or field path
 /// (`limit`, `policy.max_attempts`): `+ 1` or `- 1` there moves the boundary by one either way.
 fn compared_operands(line: &str, spans: &[(usize, usize)]) -> Vec<usize> {
-    let is_path = |c: char| is_word_char(c) || c == '.';
     let mut ends = Vec::new();
     for operator in [" < ", " <= ", " > ", " >= ", " == "] {
         for start in occurrences(line, spans, operator, Match::Text) {
             let operand_start = start + operator.len();
             let rest = &line[operand_start..];
-            let length = rest.len() - rest.trim_start_matches(is_path).len();
+            let length = path_length(rest);
             let operand = &rest[..length];
             let after = &rest[length..];
             let ends_expression = after.is_empty()
@@ -234,14 +229,24 @@ fn compared_operands(line: &str, spans: &[(usize, usize)]) -> Vec<usize> {
     ends
 }
 
+/// A character of a name or a field path (`cfg.cap`).
+fn is_path_char(c: char) -> bool {
+    is_ident(c) || c == '.'
+}
+
+/// The length of the name or field path that `text` starts with.
+fn path_length(text: &str) -> usize {
+    text.len() - text.trim_start_matches(is_path_char).len()
+}
+
 /// Exclusive ranges between two values (`0..n`, `a..f(x)`), which may become inclusive.
 fn open_ranges(line: &str, spans: &[(usize, usize)]) -> Vec<usize> {
     occurrences(line, spans, "..", Match::Text)
         .into_iter()
         .filter(|&start| {
             let after = &line[start + 2..];
-            line[..start].ends_with(|c: char| is_word_char(c) || c == ')')
-                && after.starts_with(|c: char| is_word_char(c) || c == '(')
+            line[..start].ends_with(|c: char| is_ident(c) || c == ')')
+                && after.starts_with(|c: char| is_ident(c) || c == '(')
         })
         .collect()
 }
@@ -254,7 +259,7 @@ fn integers(line: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
         let mut i = from;
         while i < to {
             if !bytes[i].is_ascii_digit()
-                || (i > 0 && (is_word_byte(bytes[i - 1]) || bytes[i - 1] == b'.'))
+                || (i > 0 && (is_ident(char::from(bytes[i - 1])) || bytes[i - 1] == b'.'))
             {
                 i += 1;
                 continue;
@@ -263,17 +268,14 @@ fn integers(line: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
             while i < to && (bytes[i].is_ascii_digit() || bytes[i] == b'_') {
                 i += 1;
             }
-            let float_or_suffix = i < bytes.len() && (bytes[i] == b'.' || is_word_byte(bytes[i]));
+            let float_or_suffix =
+                i < bytes.len() && (bytes[i] == b'.' || is_ident(char::from(bytes[i])));
             if !float_or_suffix {
                 found.push((start, i));
             }
         }
     }
     found
-}
-
-fn is_word_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || byte == b'_'
 }
 
 /// `    if ` or `    } else if ` when the line is an `if` whose condition ends it with ` {`

@@ -207,7 +207,8 @@ fn char_literal_end(chars: &[char], i: usize) -> Option<usize> {
     (chars.get(i + 2) == Some(&'\'')).then_some(i + 3)
 }
 
-fn is_ident(c: char) -> bool {
+/// A character of a Rust identifier or number.
+pub fn is_ident(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 

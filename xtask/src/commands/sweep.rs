@@ -135,17 +135,13 @@ fn candidates(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric) -> Result
     let solution = shown_answers::rust_sources(&workbook.solution_dir(chapter))?;
     let mut lines_of: BTreeMap<String, Vec<(usize, usize, String)>> = BTreeMap::new();
     for (file, function) in shown_answers::learner_functions(&exercise, &solution, &rubric.given) {
-        // Only files the exercise ships: a file only the solution has is a test or a helper of
-        // its own, not what the learner writes.
         let (Some(first), Some(last)) = (function.body.first(), function.body.last()) else {
             continue;
         };
-        if exercise.contains_key(&file) {
-            lines_of
-                .entry(file)
-                .or_default()
-                .push((first.line, last.line, function.name));
-        }
+        lines_of
+            .entry(file)
+            .or_default()
+            .push((first.line, last.line, function.name));
     }
     let mut out = Vec::new();
     for (file, functions) in lines_of {
