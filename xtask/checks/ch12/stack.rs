@@ -19,18 +19,22 @@ const MS: Duration = Duration::from_millis(1);
 /// ends.
 const HOUR: Duration = Duration::from_secs(3_600);
 
-/// The checks' backend: fails its first calls as scripted, then fails with `afterwards` or
-/// answers, and records when each call arrived.
+/// The checks' backend: answers its first calls as scripted (`Some(error)` fails, `None`
+/// answers), then fails with `afterwards` or answers, and records when each call arrived.
 struct Script {
-    failures: Vec<CallError>,
+    replies: Vec<Option<CallError>>,
     afterwards: Option<CallError>,
     arrivals: RefCell<Vec<Instant>>,
 }
 
 impl Script {
     fn new(failures: &[CallError], afterwards: Option<CallError>) -> Self {
+        Self::replies(&failures.iter().copied().map(Some).collect::<Vec<_>>(), afterwards)
+    }
+
+    fn replies(replies: &[Option<CallError>], afterwards: Option<CallError>) -> Self {
         Self {
-            failures: failures.to_vec(),
+            replies: replies.to_vec(),
             afterwards,
             arrivals: RefCell::new(Vec::new()),
         }
@@ -58,7 +62,7 @@ impl Downstream for Script {
         let mut arrivals = self.arrivals.borrow_mut();
         arrivals.push(Instant::now());
         let call = arrivals.len();
-        match self.failures.get(call - 1).copied().or(self.afterwards) {
+        match self.replies.get(call - 1).copied().unwrap_or(self.afterwards) {
             Some(error) => Err(error),
             None => Ok(call as u32),
         }
@@ -427,6 +431,93 @@ async fn only_top_layer_waits() {
             1_000 + seed,
             show_all(&expected, 4),
             show_all(&sleeps, 4),
+        );
+    }
+}
+
+/// Several requests, one after the other, through one stack: each must be handled as if it were
+/// the first, because every layer keeps nothing from one request to the next (section 12.6: "at
+/// most `policy.attempts()` calls", "exactly one call per request").
+#[tokio::test(start_paused = true)]
+async fn each_request_starts_afresh() {
+    use CallError::{Overloaded, Unavailable};
+    // One request per row: the backend's replies to its calls (`None` answers), and what the
+    // request must return after how many calls at every hop.
+    let requests: [(&[Option<CallError>], Result<u32, CallError>, &str); 6] = [
+        (&[None], Ok(1), "a healthy backend"),
+        (&[Some(Unavailable); 4], Err(Unavailable), "a total outage"),
+        (
+            &[Some(Unavailable), Some(Unavailable), None],
+            Ok(8),
+            "two transient failures, then an answer",
+        ),
+        (&[Some(Overloaded)], Err(Overloaded), "an overloaded backend"),
+        (&[Some(Unavailable), None], Ok(11), "one transient failure, then an answer"),
+        (&[Some(Unavailable); 4], Err(Unavailable), "a total outage again"),
+    ];
+    let script: Vec<Option<CallError>> = requests
+        .iter()
+        .flat_map(|(replies, _, _)| replies.iter().copied())
+        .collect();
+    let settings = || RetryPolicy::new(ATTEMPTS, 30 * MS, 70 * MS, 77);
+    let backend = Script::replies(&script, Some(Unavailable));
+    let repository = Hop::new(Repository::new(&backend));
+    let service = Hop::new(Service::new(&repository));
+    let frontend = Frontend::new(&service, settings());
+    // A policy seeded alike replays the sleeps the frontend's policy draws, retry 0 first in
+    // every request.
+    let replay = settings();
+    let mut seen = (0, 0, 0);
+    for (number, (replies, expected, case)) in requests.iter().enumerate() {
+        let number = number + 1;
+        let started = Instant::now();
+        let result = tokio::time::timeout(HOUR, frontend.call()).await.ok();
+        let waited = Instant::now() - started;
+        let arrivals = |hop: &RefCell<Vec<Instant>>, from: usize| hop.borrow()[from..].to_vec();
+        let to_service = arrivals(&service.arrivals, seen.0);
+        let to_repository = arrivals(&repository.arrivals, seen.1);
+        let to_backend = arrivals(&backend.arrivals, seen.2);
+        seen = (
+            seen.0 + to_service.len(),
+            seen.1 + to_repository.len(),
+            seen.2 + to_backend.len(),
+        );
+        let calls = replies.len();
+        let counts = (to_service.len(), to_repository.len(), to_backend.len());
+        assert!(
+            result == Some(*expected) && counts == (calls, calls, calls),
+            "one stack serves many requests, and each starts afresh: no layer keeps a count, an \
+             answer or a sleep from one request to the next. Request {number} of one stack \
+             ({case}) should return {expected:?} after {calls} call(s) at every hop; yours \
+             returned {} after frontend→service {}, service→repository {}, \
+             repository→backend {} call(s)",
+            match result {
+                Some(result) => format!("{result:?}"),
+                None => "no answer within an hour (virtual time)".to_owned(),
+            },
+            counts.0,
+            counts.1,
+            counts.2,
+        );
+        let mut expected_sleeps = Vec::new();
+        let retries = if *expected == Err(Overloaded) { 0 } else { calls - 1 };
+        for retry in 0..retries {
+            let before = Instant::now();
+            replay.sleep_before_retry(retry as u32).await;
+            expected_sleeps.push(before.elapsed());
+        }
+        let sleeps = gaps(&to_service);
+        let expected_wait = expected_sleeps.iter().sum::<Duration>();
+        assert!(
+            sleeps == expected_sleeps && waited == expected_wait,
+            "every request counts its retries from 0: request {number} of one stack ({case}) \
+             should sleep `policy.sleep_before_retry(r)` for r = 0, 1, … between its calls, {} \
+             with RetryPolicy::new(4, 30 ms, 70 ms, 77) seeded alike, {} in all; yours slept \
+             {} and took {}",
+            show_all(&expected_sleeps, 4),
+            show(expected_wait),
+            show_all(&sleeps, 4),
+            show(waited),
         );
     }
 }
