@@ -29,6 +29,15 @@ fn refuses_nonsense() {
             "a base above the cap",
         ),
         (
+            Setting::new(100 * MS, 2, Duration::ZERO),
+            InvalidBackoff::BaseAboveCap {
+                base: 100 * MS,
+                cap: Duration::ZERO,
+            },
+            "a base above a zero cap (a zero cap is not \"no cap\": that is Duration::MAX)",
+        ),
+
+        (
             Setting::new(Duration::ZERO, 0, 30 * SECOND),
             InvalidBackoff::ZeroBase,
             "a zero base and a factor of 0 (the base is checked first)",
