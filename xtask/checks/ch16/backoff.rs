@@ -208,3 +208,74 @@ fn ceiling_exact() {
         );
     }
 }
+
+#[test]
+fn every_value_equally_likely() {
+    // §16.3: "uniform over whole milliseconds, inclusive at both ends". With a 4 ms ceiling each
+    // of the five values 0..=4 has probability 1/5. A draw rounded from a float gives both ends
+    // half the weight of the others (1/8 against 1/4), which the range checks above cannot see.
+    // A correct draw's count of one value leaves 2,000 ± 400 in 10,000 draws with probability at
+    // most 2·exp(−2·10,000·0.04²) = 2.5·10^-14 (Hoeffding), so one of the five with 1.3·10^-13.
+    let cfg = config(1, 1_000, 600 * SECOND, 10);
+    let attempts = 3;
+    let draws = 10_000;
+    let mut rng = seeded(4016);
+    let mut counts = [0usize; 5];
+    let mut outside = Vec::new();
+    for _ in 0..draws {
+        let delay = next_retry_at(T0, attempts, &cfg, &mut rng) - T0;
+        match usize::try_from(delay)
+            .ok()
+            .and_then(|value| counts.get_mut(value))
+        {
+            Some(count) => *count += 1,
+            None => outside.push(delay),
+        }
+    }
+    assert!(
+        outside.is_empty() && counts.iter().all(|&count| (1_600..=2_400).contains(&count)),
+        "10,000 draws of next_retry_at(now, attempts = 3, base = 1 ms, cap = 1 s) should take each \
+         whole millisecond of [now, now + 4 ms] equally often, about 2,000 times each (every \
+         value from 0 to the ceiling, both ends included, equally likely); yours took now + 0 ms \
+         to now + 4 ms {counts:?} times{}. Draw an integer uniformly from the inclusive range \
+         0..=ceiling; rounding a scaled float gives both ends half the weight",
+        if outside.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " and {} delay(s) outside it, for example {}",
+                outside.len(),
+                ms(outside[0])
+            )
+        },
+    );
+}
+
+#[test]
+fn draws_from_the_given_generator() {
+    // §16.3: the draw comes "from a generator the caller passes in (seeded in tests, seeded
+    // from the operating system in production)". Two generators seeded alike must then give
+    // the same schedule: a draw from a generator of the solution's own ignores the seed, and
+    // the relay's tests and the book's figures stop being reproducible.
+    let cfg = BackoffConfig::default();
+    let schedule = |seed: u64| -> Vec<i64> {
+        let mut rng = seeded(seed);
+        (1..=6)
+            .flat_map(|attempts| std::iter::repeat_n(attempts, 10))
+            .map(|attempts| next_retry_at(T0, attempts, &cfg, &mut rng) - T0)
+            .collect()
+    };
+    let first = schedule(1716);
+    let second = schedule(1716);
+    let differ = first.iter().zip(&second).position(|(a, b)| a != b);
+    assert!(
+        differ.is_none(),
+        "two generators seeded alike (StdRng seed 1716) should give the same 60 delays from \
+         next_retry_at(now, attempts = 1..=6, base = 1 s, cap = 60 s), 10 per count; draw {} \
+         differed: now + {} the first time, now + {} the second. Draw from the generator the \
+         caller passes in (`rng`), never from one of your own",
+        differ.map_or(0, |index| index + 1),
+        ms(differ.map_or(0, |index| first[index])),
+        ms(differ.map_or(0, |index| second[index])),
+    );
+}
