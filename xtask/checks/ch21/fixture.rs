@@ -235,6 +235,34 @@ pub async fn run(specs: &[Spec], seed: u64) -> Run {
 
 /// Runs saga `id` of these steps, in order, under `policy`, with a seeded generator.
 pub async fn run_saga(id: &str, specs: &[Spec], seed: u64, policy: CompensationPolicy) -> Run {
+    run_observed(id, specs, seed, policy, None).await.0
+}
+
+/// What the log said about one step at one moment of a run.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    /// When, on the paused clock, measured from the start of the run.
+    pub at: Duration,
+    pub record: StepRecord,
+}
+
+/// How long (on the paused clock) [`run_watched`] keeps sampling: longer than every wait of
+/// [`policy`] together (100 + 200 + 400 ms), short enough to stay fast when a saga never ends.
+pub const WATCH_TIME: Duration = Duration::from_secs(2);
+
+/// Runs a saga of these steps under [`policy`] like [`run`], and reads step `watched`'s log
+/// record on every 1 ms tick of the first [`WATCH_TIME`], while the saga runs or waits.
+pub async fn run_watched(specs: &[Spec], seed: u64, watched: usize) -> (Run, Vec<Sample>) {
+    run_observed("order-21", specs, seed, policy(), Some(watched)).await
+}
+
+async fn run_observed(
+    id: &str,
+    specs: &[Spec],
+    seed: u64,
+    policy: CompensationPolicy,
+    watched: Option<usize>,
+) -> (Run, Vec<Sample>) {
     let start = Instant::now();
     let calls = Arc::new(Mutex::new(Vec::new()));
     let mut saga = Saga::new(id, policy);
@@ -251,20 +279,35 @@ pub async fn run_saga(id: &str, specs: &[Spec], seed: u64, policy: CompensationP
         });
     }
     let mut rng = seeded(seed);
-    let outcome = tokio::time::timeout(GUARD_TIME, saga.run(&mut rng))
-        .await
-        .ok();
+    let running = tokio::time::timeout(GUARD_TIME, saga.run(&mut rng));
+    tokio::pin!(running);
+    let mut samples = Vec::new();
+    let outcome = loop {
+        let sampling = watched.filter(|_| start.elapsed() < WATCH_TIME);
+        tokio::select! {
+            biased;
+            outcome = &mut running => break outcome.ok(),
+            () = tokio::time::sleep(TICK), if sampling.is_some() => {
+                if let Some(index) = sampling {
+                    let record = log.records().get(index).cloned();
+                    let record = record.unwrap_or_else(|| StepRecord::pending(specs[index].name));
+                    samples.push(Sample { at: start.elapsed(), record });
+                }
+            }
+        }
+    };
     let returned = start.elapsed();
     let calls = calls
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .clone();
-    Run {
+    let run = Run {
         outcome,
         calls,
         log: log.records(),
         returned,
-    }
+    };
+    (run, samples)
 }
 
 impl Run {

@@ -6,7 +6,8 @@ use exercise::StepStatus::{
     self, Compensated, Compensating, CompensationFailed, Failed, Pending, Succeeded,
 };
 
-use super::fixture::{Kind, Spec, error_message, fails, ok, run, statuses};
+use super::fixture::{Kind, Spec, error_message, fails, ok, run, run_watched, statuses};
+use crate::support::show;
 
 #[tokio::test(start_paused = true)]
 async fn statuses_at_end() {
@@ -84,6 +85,55 @@ async fn compensating_in_flight() {
             seen.compensation_attempts,
         );
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn compensating_while_waiting() {
+    // Payment's compensation fails 3 times, then succeeds on attempt 4 of 4: three waits, each
+    // read on every 1 ms tick. Seed 17 draws waits of several ms each, so every wait is read.
+    let steps = [
+        ok("inventory"),
+        ok("payment").compensation_fails(3, Transient),
+        fails("shipping", Permanent),
+    ];
+    let (run, samples) = run_watched(&steps, 17, 1).await;
+    let refunds = run.calls_to("payment", Kind::Compensate);
+    let mut read = 0;
+    for (number, pair) in refunds.windows(2).enumerate() {
+        let failed = number as u32 + 1;
+        let (from, to) = (pair[0].at, pair[1].at);
+        let message = error_message("payment", Kind::Compensate, failed);
+        // Strictly between the two calls the saga is asleep: nothing else can be under way.
+        for sample in samples.iter().filter(|s| from < s.at && s.at < to) {
+            read += 1;
+            let seen = &sample.record;
+            assert!(
+                seen.status == Compensating
+                    && seen.compensation_attempts == failed
+                    && seen.last_error.as_deref() == Some(message.as_str()),
+                "payment's compensation attempt {failed} failed at {} and attempt {} came at \
+                 {}; while the next attempt was awaited, at {}, its log record said status = \
+                 {}, compensation_attempts = {}, last_error = {:?}; it must say compensating, \
+                 {failed} (the attempts started), last_error = {message:?}: a compensation whose \
+                 next attempt is awaited is still under way, and each failure is in the log as \
+                 soon as it happens",
+                show(from),
+                failed + 1,
+                show(to),
+                show(sample.at),
+                seen.status,
+                seen.compensation_attempts,
+                seen.last_error,
+            );
+        }
+    }
+    assert!(
+        read > 0,
+        "payment's compensation fails 3 times with a transient error before it succeeds; the \
+         log was to be read during the waits between its attempts, but there were none to read \
+         (its calls came at {:?}): back off between attempts, on tokio's clock",
+        refunds.iter().map(|call| show(call.at)).collect::<Vec<_>>(),
+    );
 }
 
 #[tokio::test(start_paused = true)]
