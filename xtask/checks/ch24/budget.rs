@@ -34,6 +34,23 @@ async fn a_refusal_stops_the_hedges() {
          ms, 100 ms] and 2 questions; yours went out at {} after {asked} question(s)",
         ms(&run.sent_at())
     );
+
+    // A failure after the refusal does not reopen the budget: the first request fails
+    // (non-fatal) at 300 ms, after the no at 200 ms; no hedge is asked for or sent, and the
+    // call waits for the hedge sent at 100 ms.
+    let budget = Recorder::answering(&[true, false], true);
+    let script = vec![fail(300, Code::Unavailable), ok(1_000, 2), ok(10, 3)];
+    let run = super::fixture::run(&policy, &budget, script).await;
+    let (asked, _, _) = budget.counts();
+    assert!(
+        run.sent_at() == vec![0 * MS, 100 * MS] && asked == 2 && run.result == Ok(2),
+        "the budget says yes at 100 ms and no at 200 ms; the first request then fails \
+         (non-fatal) at 300 ms. The refusal holds for the rest of the call, failures included: \
+         expected requests at [0 ms, 100 ms], 2 questions and Ok(2) from the hedge at 1,100 ms; \
+         yours went out at {} after {asked} question(s) and returned {:?}",
+        ms(&run.sent_at()),
+        run.result
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -62,6 +79,22 @@ async fn every_answer_is_recorded_once() {
         "a fatal failure (NotFound) says nothing about the server's health: the budget should \
          hear nothing; it heard on_success {successes} time(s) and on_failure {failures} time(s)"
     );
+
+    // A call allowed one request records its answer like any other.
+    let single = super::fixture::policy(1, 100 * MS, NON_FATAL);
+    for (reply, heard) in [(ok(20, 1), (1, 0)), (fail(20, Code::Unavailable), (0, 1))] {
+        let budget = Recorder::allowing();
+        super::fixture::run(&single, &budget, vec![reply]).await;
+        let (_, successes, failures) = budget.counts();
+        assert_eq!(
+            (successes, failures),
+            heard,
+            "max_attempts = 1 and the only request answers {:?}: the budget should hear \
+             (on_success, on_failure) = {heard:?} times, as for any call; it heard \
+             ({successes}, {failures})",
+            reply.1
+        );
+    }
 }
 
 #[tokio::test(start_paused = true)]

@@ -62,6 +62,28 @@ async fn a_non_fatal_failure_sends_the_next_hedge_at_once() {
         ms(&expected),
         ms(&run.sent_at())
     );
+
+    // The others still running do not matter: the first request is slow and still in flight
+    // when the hedge sent at 100 ms fails at 120 ms, and the next hedge goes out at once all
+    // the same, at 120 ms, then 100 ms later.
+    let script = vec![
+        ok(1_000, 1),
+        fail(20, Code::Internal),
+        ok(5_000, 3),
+        ok(50, 4),
+    ];
+    let run = super::fixture::run(&policy, &Recorder::allowing(), script).await;
+    let expected = vec![0 * MS, 100 * MS, 120 * MS, 220 * MS];
+    assert_eq!(
+        run.sent_at(),
+        expected,
+        "hedging_delay = 100 ms; the first request is still running when the hedge sent at \
+         100 ms fails with Internal (non-fatal) at 120 ms. The others going on does not delay \
+         anything: the next hedge goes out at once, at 120 ms, and the one after at 220 ms. \
+         Expected {}, yours went out at {}",
+        ms(&expected),
+        ms(&run.sent_at())
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -111,6 +133,32 @@ async fn the_policy_decides_what_is_fatal() {
             run.result
         );
     }
+
+    // The edges of the list: an empty list makes every failure fatal (it is not "use the
+    // defaults"), and a list of every code makes none fatal.
+    for (non_fatal, fatal) in [(&[][..], true), (&ALL[..], false)] {
+        let policy = super::fixture::policy(2, 100 * MS, non_fatal);
+        for code in ALL {
+            let run = super::fixture::run(
+                &policy,
+                &Recorder::allowing(),
+                vec![fail(10, code), ok(10, 2)],
+            )
+            .await;
+            let expected = if fatal {
+                Err(HedgeError::Fatal(code))
+            } else {
+                Ok(2)
+            };
+            assert_eq!(
+                run.result, expected,
+                "with non_fatal = {non_fatal:?}, the first request fails with {code:?} after \
+                 10 ms and a second would succeed: expected {expected:?}, got {:?}. Every code \
+                 outside the policy's list is fatal, and only those",
+                run.result
+            );
+        }
+    }
 }
 
 #[tokio::test(start_paused = true)]
@@ -131,6 +179,23 @@ async fn an_exhausted_call_reports_the_last_failure() {
          160 ms and, last, Internal at 400 ms. The call may give up only when every request has \
          answered and none may be sent: expected Err(Exhausted(Internal)) after 400 ms, got \
          {:?} after {} ms",
+        run.result,
+        run.took.as_millis()
+    );
+
+    // One request allowed: its non-fatal failure exhausts the call; it is not fatal.
+    let policy = super::fixture::policy(1, 100 * MS, NON_FATAL);
+    let run = super::fixture::run(
+        &policy,
+        &Recorder::allowing(),
+        vec![fail(20, Code::Unavailable)],
+    )
+    .await;
+    assert!(
+        run.result == Err(HedgeError::Exhausted(Code::Unavailable)) && run.took == 20 * MS,
+        "max_attempts = 1, and the only request fails with Unavailable (non-fatal) at 20 ms: no \
+         more may be sent, so the call is exhausted: expected Err(Exhausted(Unavailable)) after \
+         20 ms, got {:?} after {} ms",
         run.result,
         run.took.as_millis()
     );
