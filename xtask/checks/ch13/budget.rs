@@ -395,6 +395,10 @@ fn keeps_three_decimals() {
         (10.0, 0.100_4, 6, 10, 5.0, false),
         (2.000_4, 0.001, 0, 0, 2.0, true),
         (2.0, 0.001_6, 1, 1, 1.002, true),
+        // The threshold is half of the kept maximum: 2.002 / 2 = 1.001 exactly, so 1.001 tokens
+        // refuse, although 1.001 is above half of the setting as given (1.0008).
+        (2.001_6, 0.999, 2, 1, 1.001, false),
+        (10.001_6, 0.999, 6, 1, 5.001, false),
     ];
     for (max_tokens, token_ratio, failures, successes, expected, allowed) in cases {
         let budget = budget(max_tokens, token_ratio);
