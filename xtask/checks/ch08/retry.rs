@@ -362,3 +362,63 @@ async fn one_draw_per_sleep() {
         }
     }
 }
+
+/// A service whose every call takes `took` of (virtual) time and then fails with the call's
+/// number, like a call that runs into its timeout; it remembers when each call started and ended.
+struct SlowService {
+    took: Duration,
+    calls: RefCell<Vec<(Instant, Instant)>>,
+}
+
+impl SlowService {
+    async fn call(&self) -> Result<u32, u32> {
+        let started = Instant::now();
+        tokio::time::sleep(self.took).await;
+        let mut calls = self.calls.borrow_mut();
+        calls.push((started, Instant::now()));
+        Err(calls.len() as u32)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn sleep_follows_the_failure() {
+    // The sleep lies between two calls: it starts when a call has failed, however long that call
+    // took. Each call here takes 250 ms, longer than any ceiling (10 ms to 100 ms), so a loop that
+    // measures its delay from the start of the failed call (a `sleep_until(call_start + delay)`)
+    // or subtracts the call's duration does not wait at all, exactly when the dependency is slow.
+    let (attempts, base, cap, took) = (5, 10 * MS, 100 * MS, 250 * MS);
+    for seed in 0..20 {
+        let mut replay = seeded(seed);
+        let expected: Vec<Duration> = (0..attempts - 1)
+            .map(|retry| full_jitter(retry, base, cap, &mut replay))
+            .collect();
+        let service = SlowService {
+            took,
+            calls: RefCell::new(Vec::new()),
+        };
+        let mut rng = seeded(seed);
+        let result = retry_with_backoff(|| service.call(), attempts, base, cap, &mut rng).await;
+        let calls = service.calls.borrow().clone();
+        let waits: Vec<Duration> = calls
+            .windows(2)
+            .map(|pair| pair[1].0 - pair[0].1)
+            .collect();
+        // tokio's timer ticks in whole milliseconds, so a sleep ends up to 1 ms late.
+        let matches = waits.len() == expected.len()
+            && waits
+                .iter()
+                .zip(&expected)
+                .all(|(waited, expected)| (*expected..=*expected + MS).contains(waited));
+        assert!(
+            matches,
+            "with calls that each take 250 ms and then fail (attempts = 5, base = 10 ms, \
+             cap = 100 ms, generator seeded with {seed}), the loop must sleep the whole \
+             full_jitter(r, …) draw after each failure, counted from the moment the call failed: \
+             {} (your own full_jitter replayed with a copy of the generator; tokio's timer may add \
+             up to 1 ms). Between the end of one call and the start of the next, yours waited {} \
+             and returned {result:?}",
+            show_all(&expected, 8),
+            show_all(&waits, 8),
+        );
+    }
+}
