@@ -36,7 +36,6 @@ fn refuses_nonsense() {
             },
             "a base above a zero cap (a zero cap is not \"no cap\": that is Duration::MAX)",
         ),
-
         (
             Setting::new(Duration::ZERO, 0, 30 * SECOND),
             InvalidBackoff::ZeroBase,
