@@ -25,6 +25,15 @@ async fn nothing_starts_after_deadline() {
             "50 attempts of at most 1 s, 250 ms sleeps",
             2 * SEC,
         ),
+        // Immediate retries: the third attempt is cut at the deadline, and a retry with no sleep
+        // before it would start at the deadline, with no time left.
+        (
+            Service::hanging(),
+            "a service that never answers",
+            Policy::fixed(10, SEC, Duration::ZERO),
+            "10 attempts of at most 1 s, no sleeps",
+            2_500 * MS,
+        ),
     ];
     for (service, service_text, policy, policy_text, deadline) in cases {
         let run = run_uncancelled(service, deadline, &policy).await;
@@ -32,8 +41,9 @@ async fn nothing_starts_after_deadline() {
         if let Some(index) = late {
             panic!(
                 "with {service_text}, {policy_text} and a deadline {} away, no attempt may start \
-                 at or after the deadline; yours started attempt {} at {} (all starts: {}). If \
-                 you measure the time left with SystemTime or std::time::Instant, that is why: \
+                 at or after the deadline; yours started attempt {} at {} (all starts: {}). \
+                 Every retry needs time left before it starts, an immediate one (no sleep) too. \
+                 If you measure the time left with SystemTime or std::time::Instant, that is why: \
                  under tokio's paused test clock a wall-clock deadline never comes; use \
                  tokio::time::Instant",
                 show(deadline),
@@ -76,6 +86,25 @@ async fn last_attempt_truncated() {
         run.result,
         show(run.returned),
         show(run.returned.saturating_sub(deadline)),
+    );
+    // The first attempt is an attempt like any other: with a deadline closer than one timeout,
+    // it is cut at the deadline too, and it is also the last one.
+    let policy = Policy::fixed(3, SEC, 100 * MS);
+    let deadline = 300 * MS;
+    let run = run_uncancelled(Service::hanging(), deadline, &policy).await;
+    assert!(
+        run.starts == [Duration::ZERO]
+            && run.result == Err(RetryError::TimedOut)
+            && run.returned == deadline,
+        "with a hanging service, 3 attempts of at most 1 s, 100 ms sleeps and a deadline 300 ms \
+         away, the first attempt's timeout is min(per-attempt 1 s, 300 ms left) = 300 ms: it is \
+         cut at the deadline, no sleep fits after it, and the loop must return Err(TimedOut) at \
+         exactly 300 ms after 1 call. Yours made {} call(s) (starting at {}) and returned {:?} \
+         at {}: every attempt's timeout is min(per_attempt, time left), the first one's too",
+        run.calls(),
+        run.starts(),
+        run.result,
+        show(run.returned),
     );
 }
 
