@@ -22,9 +22,15 @@ fn keeps_reason_attempts_payload() {
     let mut conn = crate::fixture::db();
     let poison = seed(&conn, r#"{"order":7,"total":"12,50"}"#, "failed", 1, 3_000);
     let exhausted = seed(&conn, r#"{"order":8,"total":"8.00"}"#, "failed", 5, 4_000);
+    // The reason is the caller's word, never guessed from the attempts: a poison message at its
+    // last attempt is rejected (§17.3), and with max_attempts = 1 an exhausted row has failed once.
+    let late_poison = seed(&conn, r#"{"order":9,"total":"1,00"}"#, "failed", 5, 5_000);
+    let exhausted_at_once = seed(&conn, r#"{"order":10,"total":"2.00"}"#, "failed", 1, 6_000);
     for (id, reason, now) in [
         (poison, Reason::Rejected, 42_000),
         (exhausted, Reason::Exhausted, 43_000),
+        (late_poison, Reason::Rejected, 44_000),
+        (exhausted_at_once, Reason::Exhausted, 45_000),
     ] {
         let before = outbox_row(&conn, id).expect("seeded");
         let outcome = move_row(&mut conn, id, reason, now);

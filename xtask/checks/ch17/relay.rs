@@ -270,6 +270,45 @@ fn exhausted_past_the_limit() {
 }
 
 #[test]
+fn past_the_limit_still_published() {
+    // §17.3: a row already past max_attempts "ends at its next transient failure": it is still
+    // published, and only the broker's answer decides. One the broker acknowledges is sent; a
+    // poison message is rejected with the broker's words. Failing them without a call
+    // dead-letters events that would have gone through.
+    let conn = crate::fixture::db();
+    let over = seed(&conn, r#"{"order":1}"#, "pending", 6, 0);
+    let at = seed(&conn, r#"{"order":2}"#, "pending", 4, 10);
+    let poison = seed(&conn, r#"{"order":3,"total":"12,50"}"#, "pending", 5, 20);
+    let mut broker = Script::new().poison(r#"{"order":3,"total":"12,50"}"#);
+    let report = pass(&conn, &mut broker, 9_000, 4, 8);
+    assert!(
+        broker.calls == vec![over, at, poison],
+        "rows {over}, {at} and {poison} had already failed 6, 4 and 5 times with max_attempts =          4, and were due: the pass should still publish each of them once, in order ({:?});          yours called the broker for {:?}. The limit is applied to a failure, after the broker          has answered",
+        vec![over, at, poison],
+        broker.calls,
+    );
+    for id in [over, at] {
+        let row = outbox_row(&conn, id).expect("the relay must not delete rows");
+        assert!(
+            row.status == "sent",
+            "row {id} was past max_attempts but the broker acknowledged it: it should be sent;              yours is {row}"
+        );
+    }
+    let row = outbox_row(&conn, poison).expect("the relay must not delete rows");
+    assert!(
+        row.status == "failed"
+            && row.attempts == 6
+            && row.last_error.as_deref() == Some(POISON_MESSAGE)
+            && report.failed == vec![(poison, Reason::Rejected)]
+            && report.sent == vec![over, at],
+        "the broker acknowledged rows {over} and {at} and rejected row {poison} for good: the          report should list sent {:?} and failed [({poison}, Rejected)], and row {poison} be          failed with attempts 6 and last_error {POISON_MESSAGE:?}; yours reported sent {:?},          failed {:?}, and row {poison} is {row}",
+        vec![over, at],
+        report.sent,
+        report.failed,
+    );
+}
+
+#[test]
 fn transient_schedule_counts_this_failure() {
     // The row had failed twice; this failure is its third, so its next_retry_at is exactly what
     // queue::retry_at(now, 3, …) draws from the pass's generator (its first draw of the pass).
