@@ -225,6 +225,33 @@ fn no_overflow() {
 }
 
 #[test]
+fn piles_up_near_the_top() {
+    // With base above Duration::MAX / 3, previous·3 does not fit in a Duration at any step, so it
+    // saturates to Duration::MAX and every draw comes from [base, Duration::MAX], then capped at
+    // cap = Duration::MAX / 2: (MAX − MAX/2) / (MAX − MAX/3) = 3/4 of the delays sit exactly on the
+    // cap, independently of one another (an exact u128 upper end 3·previous gives even more). A
+    // loop that turns the overflow into the cap (`checked_mul(3).unwrap_or(cap)`) draws from
+    // [base, cap] instead, and almost never lands on the cap. For a correct policy, fewer than
+    // half of 1,000 delays at the cap has probability below exp(−1000·0.144) ≈ 1e-63 (Chernoff).
+    let base = Duration::MAX / 3 + SECOND;
+    let cap = Duration::MAX / 2;
+    let (mut drawn, mut on_cap) = (0usize, 0usize);
+    for seed in 0..200 {
+        let delays = delays(base, cap, 5, seed);
+        drawn += delays.len();
+        on_cap += delays.iter().filter(|delay| **delay == cap).count();
+    }
+    assert!(
+        drawn == 1_000 && on_cap >= 500,
+        "with base = Duration::MAX / 3 + 1 s and cap = Duration::MAX / 2, previous·3 saturates at \
+         Duration::MAX, so every delay is min(cap, a draw from [base, Duration::MAX]) and about \
+         3 in 4 of them are exactly the cap: an overflow of previous·3 is past the cap, but the \
+         draw is capped, not the range. Across 200 seeds × 5 retries your policy gave {drawn} \
+         delays, {on_cap} of them exactly the cap"
+    );
+}
+
+#[test]
 fn first_delay_uniform() {
     // The first delay is uniform over [base, 3·base] = [100 ms, 300 ms]: its mean is 200 ms (the
     // mean of 400 draws strays by about 3 ms), and it lands exactly on base almost never. A draw
