@@ -12,8 +12,17 @@ async fn throttled_calls_never_reach_the_backend() {
     backend.set_overloaded(true);
     let mut rng = seeded(3);
     let mut throttled = 0;
+    // How often `call` called the operation: a rejected request must not even do that (an
+    // operation may start its work when called, before its future is awaited).
+    let mut operations = 0;
     for _ in 0..1_000 {
-        if throttle.call(&mut rng, || backend.handle()).await == Err(ThrottleError::Throttled) {
+        let reply = throttle
+            .call(&mut rng, || {
+                operations += 1;
+                backend.handle()
+            })
+            .await;
+        if reply == Err(ThrottleError::Throttled) {
             throttled += 1;
         }
     }
@@ -22,6 +31,15 @@ async fn throttled_calls_never_reach_the_backend() {
         "1,000 calls to a backend that refuses everything: most should be rejected locally, and \
          each one either reaches the backend or is rejected, never both. Yours rejected \
          {throttled} and the backend received {}",
+        backend.received()
+    );
+    assert_eq!(
+        operations,
+        backend.received(),
+        "of 1,000 calls, {throttled} were rejected locally and {} reached the backend, but the \
+         operation was called {operations} times: a rejected call must return Throttled without \
+         calling the operation at all (calling it and dropping its future is not enough: an \
+         operation may start its work when called)",
         backend.received()
     );
 }
