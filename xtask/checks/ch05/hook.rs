@@ -117,4 +117,30 @@ async fn builder_order_does_not_matter() {
         outcome.calls(),
         show_heard(&outcome.heard),
     );
+
+    // Called twice, a builder method replaces its part again: the latest classifier and the
+    // latest hook are the ones used, not combined with (or added to) the earlier ones.
+    let earlier = Ear::default();
+    let retry = Retry::new(|| policy.to_vec())
+        .when(|_: &Failure| false)
+        .notify(|event| earlier.hear(event))
+        .when(|error: &Failure| error.retryable)
+        .notify(|event| ear.hear(event));
+    let outcome = run_on(&retry, &ear, Service::permanent_at(3)).await;
+    let attempts: Vec<u32> = outcome.heard.iter().map(|heard| heard.attempt).collect();
+    let earlier_heard = earlier.take();
+    assert!(
+        outcome.calls() == 3 && attempts == [1, 2] && earlier_heard.is_empty(),
+        "a Retry built with .when(reject every error).notify(first hook) and then \
+         .when(classifier).notify(second hook) uses the second classifier and the second hook \
+         only: each call of when or notify replaces its part, it does not add a condition or a \
+         listener. Against a service whose call 3 fails with an error the classifier rejects \
+         (policy {}), it makes 3 calls, the second hook hears attempts 1 and 2 and the first \
+         hook hears nothing; yours made {} call(s), the second hook heard {} and the first \
+         heard {}",
+        show_policy(&policy),
+        outcome.calls(),
+        show_heard(&outcome.heard),
+        show_heard(&earlier_heard),
+    );
 }

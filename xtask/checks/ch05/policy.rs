@@ -41,7 +41,8 @@ async fn delays_exactly_as_yielded() {
 
 #[tokio::test(start_paused = true)]
 async fn none_ends_the_loop() {
-    for retries in [0usize, 1, 2, 5] {
+    // 300 delays: the loop has no limit of its own; only the policy's None ends it.
+    for retries in [0usize, 1, 2, 5, 300] {
         let policy = vec![10 * MS; retries];
         let outcome = run(&policy, Service::always_failing()).await;
         let calls = retries as u32 + 1;
@@ -51,6 +52,8 @@ async fn none_ends_the_loop() {
         };
         let stopped = if outcome.calls() >= SAFETY_STOP {
             " (the test service gave in at that point: your loop never stopped on its own)"
+        } else if outcome.calls() < calls {
+            " (it stopped before the policy said None: the loop keeps no limit of its own)"
         } else {
             ""
         };
