@@ -59,6 +59,16 @@ async fn same_key_every_attempt() {
             executed.first(),
         );
     }
+    for (step, executed, _, _) in &first {
+        let expected = format!("order-1:{step}");
+        assert!(
+            executed.first() == Some(&expected),
+            "a step's key is \"{{saga id}}:{{step name}}\" (section 22.6), so the service, a \
+             restarted orchestrator and an operator all name the same operation the same way: \
+             step {step} of saga order-1 must carry {expected:?}; yours carried {:?}",
+            executed.first(),
+        );
+    }
     let distinct: BTreeSet<&String> = first
         .iter()
         .filter_map(|(_, keys, _, _)| keys.first())
@@ -135,7 +145,9 @@ async fn compensation_has_its_own_key() {
             let references: Vec<Option<&str>> =
                 undo.iter().map(|(_, undoes)| undoes.as_deref()).collect();
             assert!(
-                references.iter().all(|undoes| *undoes == Some(step_key.as_str())),
+                references
+                    .iter()
+                    .all(|undoes| *undoes == Some(step_key.as_str())),
                 "the compensation of {name} must name the execution it undoes, by the step's \
                  key, in undoes = Some({step_key:?}), so the service knows which charge to \
                  refund; your attempts said {references:?}",

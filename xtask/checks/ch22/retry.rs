@@ -1,6 +1,8 @@
 //! Checks of which failures the orchestrator retries, and how many times.
 
-use exercise::{OnExhausted, Saga, SagaStatus, StepPolicy, StepStatus};
+use std::time::Duration;
+
+use exercise::{Action, OnExhausted, Saga, SagaStatus, StepPolicy, StepStatus};
 
 use super::fixture::{Act, Recorder, policy, run};
 use crate::support::show;
@@ -34,6 +36,39 @@ async fn one_place() {
             step.service_calls(),
             step.attempts(),
         );
+    }
+
+    // A compensation is retried by the same loop: its client must not retry on its own either.
+    // Payment's refund always fails transiently; its execution is one call that succeeds.
+    for max_attempts in [3, 1] {
+        let payment = Recorder::build("payment", Duration::ZERO, [Act::Ok], [Act::Transient]);
+        let shipping = Recorder::scripted("shipping", [Act::Permanent]);
+        let saga = Saga::new("order-1")
+            .step(payment.clone(), compensating(max_attempts))
+            .step(shipping.clone(), policy());
+        let run = run(&saga, 1).await;
+        let refunds = payment.calls_of(Action::Compensate);
+        let client_retries: Vec<u32> = refunds.iter().map(|call| call.ctx.client_retries).collect();
+        let refund_calls = payment.service_calls().saturating_sub(payment.attempts());
+        assert!(
+            refund_calls == max_attempts as usize,
+            "payment's refund always fails transiently and payment's policy allows \
+             max_attempts = {max_attempts}: the refund must reach the payment service exactly \
+             {max_attempts} times; yours reached it {refund_calls} times in {} attempt(s), with \
+             client_retries = {client_retries:?} in the compensation's StepContexts (the saga \
+             ended {:?}). A compensation goes through the same retry loop as an execution, and \
+             every StepContext says client_retries: 0",
+            refunds.len(),
+            run.status,
+        );
+    }
+}
+
+/// Payment's policy for the compensation case of [`one_place`]: `max_attempts`, compensate.
+fn compensating(max_attempts: u32) -> StepPolicy {
+    StepPolicy {
+        max_attempts,
+        ..policy()
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use exercise::{CancelToken, OnExhausted, Saga, StepPolicy};
+use exercise::{Action, CancelToken, OnExhausted, Saga, StepPolicy};
 
 use super::fixture::{Act, MS, Recorder, SEC, TICK, describe_log, policy, run_with};
 use crate::support::{show, show_all};
@@ -47,6 +47,50 @@ async fn hung_attempt_cut() {
             "the hung attempt must be dropped when its timeout fires (tokio::time::timeout \
              drops it); {} call(s) of yours were dropped",
             step.abandoned(),
+        );
+    }
+
+    // A compensation's attempt is cut off the same way: the refund's first attempt hangs.
+    let compensating = StepPolicy {
+        on_exhausted: OnExhausted::Compensate,
+        ..policy
+    };
+    for seed in 0..3 {
+        let payment = Recorder::build("payment", Duration::ZERO, [Act::Ok], [Act::Hang, Act::Ok]);
+        let shipping = Recorder::scripted("shipping", [Act::Permanent]);
+        let saga = Saga::new("order-1")
+            .step(payment.clone(), compensating.clone())
+            .step(shipping.clone(), compensating.clone());
+        let limit = Duration::from_secs(600);
+        let Some(run) = run_with(&saga, seed, &CancelToken::new(), limit).await else {
+            panic!(
+                "shipping failed for good, so payment is refunded; the refund's first attempt \
+                 never answers, and after {} of virtual time your saga was still waiting for it \
+                 ({}). A compensation's attempts are cut off after per_attempt_timeout (2 s \
+                 here) like an execution's, and retried",
+                show(limit),
+                describe_log(&saga.log().snapshot()),
+            );
+        };
+        let starts: Vec<Duration> = payment
+            .calls_of(Action::Compensate)
+            .iter()
+            .map(|call| run.at(call.at))
+            .collect();
+        let first = starts.first().copied().unwrap_or_default();
+        let second = starts.get(1).copied().unwrap_or_default();
+        let gap = second.saturating_sub(first);
+        assert!(
+            starts.len() == 2
+                && gap >= 2 * SEC
+                && gap <= 2 * SEC + 100 * MS + TICK
+                && payment.times_undone() == 1,
+            "the refund's first attempt hangs: it must be cut off at 2 s (per_attempt_timeout) \
+             and retried after a full-jitter sleep of at most 100 ms, so the second attempt \
+             starts 2 s to 2.1 s after the first, and the charge is refunded. Yours started \
+             refund attempts at {}, and the charge was refunded {} time(s) (seed {seed})",
+            show_all(&starts, 6),
+            payment.times_undone(),
         );
     }
 }
