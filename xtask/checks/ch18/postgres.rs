@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use exercise::{OutboxStore, PostgresStore};
 
 use crate::fixture::{
-    Db, LEASE, PostgresDb, T0, ids, ids_of, lease, many_rows, skip_postgres, with_postgres,
+    Db, LEASE, MINUTE, PostgresDb, Seed, T0, claim, ids, ids_of, lease, many_rows, skip_postgres,
+    with_postgres,
 };
 use crate::scenarios;
 use crate::support::{catch, show};
@@ -148,6 +149,43 @@ fn skips_locked_rows() {
                 row.id,
                 lease(row),
             );
+        }
+    });
+}
+
+#[test]
+fn returns_rows_in_due_order() {
+    // §18.3: "PostgreSQL does not promise an order either. The claim sorts the returned rows".
+    // On a small, never-analysed table the planner joins the CTE to the outbox row by row, and
+    // RETURNING happens to come out in due order. Once the table has statistics (autovacuum
+    // analyses any busy table), it hashes the CTE and scans the outbox, and RETURNING follows
+    // the table's physical order. Here the rows were inserted by id and became due newest id
+    // first, so the two orders are opposite.
+    with_postgres("returns_due_order", |db| {
+        let rows: Vec<Seed> = (1..=300)
+            .map(|id| Seed::new(id, T0 - MINUTE - id))
+            .collect();
+        db.seed(&rows);
+        db.main()
+            .client()
+            .batch_execute("ANALYZE outbox")
+            .unwrap_or_else(|error| panic!("ANALYZE outbox failed: {error}"));
+        let mut store = db.main();
+        let mut next = 300;
+        for (worker, limit) in [("a", 25), ("b", 100)] {
+            let claimed = ids_of(&claim(&mut *store, worker, T0, LEASE, limit));
+            let expected: Vec<i64> = (next - limit as i64 + 1..=next).rev().collect();
+            assert!(
+                claimed == expected,
+                "300 rows, inserted in the order of their ids, became due in the opposite order \
+                 (row 300 first); after ANALYZE, worker {worker:?} claimed with limit {limit} \
+                 and got rows {}; expected {} in due order. PostgreSQL's RETURNING gives rows in \
+                 whatever order the plan produced them: sort the claimed rows with \
+                 OutboxRow::due_order",
+                ids(&claimed),
+                ids(&expected),
+            );
+            next -= limit as i64;
         }
     });
 }
