@@ -184,7 +184,8 @@ async fn attempt(step: Step, limit: Duration) -> (Result<u32, AttemptError<u32>>
 
 #[tokio::test(start_paused = true)]
 async fn hang_cut_at_limit() {
-    for limit in [MS, 250 * MS, 2_000 * MS, 30_000 * MS, Duration::ZERO] {
+    // Ten minutes: every Duration is a valid limit, so none is capped at a "sane" maximum.
+    for limit in [MS, 250 * MS, 2_000 * MS, 30_000 * MS, 600_000 * MS, Duration::ZERO] {
         let (result, _, took) = attempt(Step::Hang, limit).await;
         assert!(
             result == Err(AttemptError::TimedOut),
@@ -201,7 +202,7 @@ async fn hang_cut_at_limit() {
             show(took),
             if took < limit {
                 " of tokio's clock: wait on tokio's clock with `tokio::time::timeout`, not on the \
-                 thread's"
+                 thread's, and pass `limit` itself, not a capped copy of it"
             } else if limit.is_zero() {
                 ": a limit of zero cuts a call that is not ready at once; it never means \
                  \"no limit\""
@@ -235,6 +236,8 @@ async fn fast_answer_not_delayed() {
         (Duration::ZERO, 200 * MS),
         (199 * MS, 200 * MS),
         (40 * MS, Duration::MAX),
+        // A slow answer under a limit far above it: the limit is not capped on the way.
+        (3_000_000 * MS, Duration::MAX),
     ] {
         let (result, _, took) = attempt(Step::Answer(latency), limit).await;
         assert!(
