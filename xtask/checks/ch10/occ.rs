@@ -119,6 +119,36 @@ fn deterministic_per_seed() {
 }
 
 #[test]
+fn pauses_depend_on_the_seed() {
+    // On a network where every hop takes exactly 10 ms the pauses are the only randomness of a
+    // race, so with full jitter the seed must still change the run: the first pause alone is
+    // uniform over the 10,000,001 nanoseconds of [0, 10 ms], and 10 seeds giving one and the same
+    // finish times would take coincidences of about 1 in 10^7 each. A simulation that draws the
+    // hops from `rng` but the pauses from generators of its own (one per client, say) gives the
+    // same race for every seed here, while on the lab's network the hops hide it.
+    let runs: Vec<Run> = (0..10)
+        .map(|seed| race(5, Strategy::FullJitter, Network::fixed(HOP), seed))
+        .collect();
+    let finishes: Vec<Vec<Option<u128>>> = runs
+        .iter()
+        .map(|run| {
+            run.finishes
+                .iter()
+                .map(|finish| finish.map(|finish| finish.at.as_nanos()))
+                .collect()
+        })
+        .collect();
+    assert!(
+        finishes.iter().any(|other| *other != finishes[0]),
+        "10 races of 5 clients with full jitter on a network where every hop takes 10 ms, seeds \
+         0 to 9, all gave the same finish times, {:?} ns: there the pauses are the only \
+         randomness, so they do not come from the `rng` you are given. Draw every pause, as \
+         every hop, from that generator (`backoff.next_delay(rng)`), not from one of your own",
+        finishes[0],
+    );
+}
+
+#[test]
 fn finishes_belong_to_clients() {
     // `finishes[c]` is client c's own finish. On the lab's noisy network either of two clients
     // can win version 0: client 0 sends first, but the hops decide who arrives first, and across
