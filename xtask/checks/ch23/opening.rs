@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use exercise::{State, Window};
 
-use super::fixture::{SEC, breaker, config, describe, run, spaced, state};
+use super::fixture::{NS, SEC, Started, breaker, call, config, describe, run, spaced, state};
 
 /// Runs `script` on a fresh breaker and returns the state after each call.
 async fn states_after(config: exercise::BreakerConfig, script: &str) -> Vec<State> {
@@ -217,6 +217,44 @@ async fn time_window_keeps_younger_outcomes() {
          11 s. The failure of 1 s is still younger than 10 s, so the window holds F S F (67 %, 3 \
          outcomes): the breaker should be Open, it is {now:?}. Outcomes leave a time window \
          when they are exactly its span old, not earlier",
+        describe(&config)
+    );
+}
+
+/// A 10 s time window with a minimum of 2 calls: a call that fails after 8 s, then an instant
+/// failure `later` after that first answer. Returns the config and the state.
+async fn slow_failure_then_failure(later: Duration) -> (exercise::BreakerConfig, State) {
+    let config = config(50, 2, Window::Time(10 * SEC));
+    let breaker = breaker(config);
+    call(&breaker, &Started::default(), false, 8 * SEC).await;
+    tokio::time::advance(later).await;
+    run(&breaker, "F").await;
+    (config, state(&breaker))
+}
+
+#[tokio::test(start_paused = true)]
+async fn time_window_ages_from_the_answer() {
+    // The first call starts at 0 s and fails at 8 s: its outcome is recorded at 8 s, and is 10 s
+    // old at 18 s. Aged from its start, it would have left at 10 s.
+    let (config, just_inside) = slow_failure_then_failure(10 * SEC - NS).await;
+    assert_eq!(
+        just_inside,
+        State::Open,
+        "with {}: a call started at 0 s and failed at 8 s, then a second call failed 1 ns before \
+         18 s. An outcome joins the window when its call finishes, so the first failure, \
+         recorded at 8 s, is still younger than 10 s: the window holds F F (2 outcomes, 100 %) \
+         and the breaker should be Open; it is {just_inside:?}. Stamp an outcome with the \
+         instant it is recorded, not the instant its call started",
+        describe(&config)
+    );
+    let (config, at_span) = slow_failure_then_failure(10 * SEC).await;
+    assert_eq!(
+        at_span,
+        State::Closed,
+        "with {}: a call started at 0 s and failed at 8 s, then a second call failed at 18 s \
+         exactly. The first failure, recorded at 8 s, is exactly 10 s old and has left the \
+         window, which holds 1 outcome (fewer than the minimum of 2): the breaker should stay \
+         Closed; it is {at_span:?}",
         describe(&config)
     );
 }
