@@ -176,6 +176,21 @@ async fn per_attempt_timeout() {
         run.result,
         show(run.returned),
     );
+    // A long timeout is the policy's to choose: the loop caps no attempt of its own.
+    let long = Policy::fixed(2, 600 * SEC, SEC);
+    let run = run_uncancelled(Service::hanging(), 3_600 * SEC, &long).await;
+    assert!(
+        run.starts == [Duration::ZERO, 601 * SEC]
+            && run.result == Err(RetryError::TimedOut)
+            && run.returned == 1_201 * SEC,
+        "with a service that hangs, 2 attempts cut off after 10 min each and a 1 s sleep \
+         (deadline an hour away), each attempt runs its full 10 min: calls at [0 ms, 10 min 1 s] \
+         and Err(TimedOut) at 20 min 1 s; yours started calls at {} and returned {:?} at {}. \
+         Cut an attempt after min(per_attempt, time left), with no limit of your own",
+        run.starts(),
+        run.result,
+        show(run.returned),
+    );
     // An answer that arrives at exactly the moment the attempt would be cut off is in time (as in
     // chapter 3): at the per-attempt timeout, and at a timeout truncated to the deadline.
     for (deadline, why) in [
@@ -233,6 +248,19 @@ async fn sleeps_follow_the_policy() {
          failed attempt k is delay_after(k): calls at {} and Err(Failed(5)); yours started calls \
          at {} and returned {:?}",
         show_all(&expected, 8),
+        run.starts(),
+        run.result,
+    );
+    // A long sleep is the policy's to choose: the loop caps no delay of its own.
+    let long = Policy::new(3, SEC, [100 * MS, 1_200 * SEC]);
+    let run = run_uncancelled(Service::failing_fast(), 3_600 * SEC, &long).await;
+    let long_expected = [Duration::ZERO, 100 * MS, 1_200_100 * MS];
+    assert!(
+        run.starts == long_expected && run.result == Err(RetryError::Failed(3)),
+        "with a service that fails at once, 3 attempts, sleeps [100 ms, 20 min] and a deadline \
+         an hour away, the 20-minute sleep is taken in full: calls at {} and Err(Failed(3)); \
+         yours started calls at {} and returned {:?}",
+        show_all(&long_expected, 8),
         run.starts(),
         run.result,
     );
