@@ -462,6 +462,26 @@ fn compensations_newest_first() {
 #[test]
 fn one_key_per_step() {
     let found = violations(|report| {
+        // Each step of an order has a key of its own: no two services see one order's
+        // executions under the same key.
+        let mut steps_of: BTreeMap<(OrderId, &IdempotencyKey), Step> = BTreeMap::new();
+        for service in &report.services {
+            for call in &service.calls {
+                if call.action != Action::Execute {
+                    continue;
+                }
+                let first = *steps_of
+                    .entry((call.order, &call.key))
+                    .or_insert(service.step);
+                if first != service.step {
+                    return Some(format!(
+                        "{}'s {} and {} steps both carried the key {}: each step has a key of \
+                         its own, minted once before its first attempt",
+                        call.order, first, service.step, call.key
+                    ));
+                }
+            }
+        }
         for service in &report.services {
             let mut keys: BTreeMap<(OrderId, Action), BTreeSet<&IdempotencyKey>> = BTreeMap::new();
             for call in &service.calls {
@@ -491,7 +511,11 @@ fn one_key_per_step() {
                 };
                 if &call.key == executed || call.undoes.as_ref() != Some(executed) {
                     return Some(format!(
-                        "{}'s compensation at {} carried the key {} and named {} as the work it                          undoes; its execution used {executed}. A compensation is a request of                          its own: its own key, never its execution's (a key names one request,                          and the service refuses the reuse with 422), and the execution's key as                          its reference",
+                        "{}'s compensation at {} carried the key {} and named {} as the work it \
+                         undoes; its execution used {executed}. A compensation is a request of \
+                         its own: its own key, never its execution's (a key names one request, \
+                         and the service refuses the reuse with 422), and the execution's key \
+                         as its reference",
                         call.order,
                         service.step,
                         call.key,

@@ -352,3 +352,45 @@ async fn budget_paid_before_asked() {
         step.outcome(),
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn no_wait_after_the_last_attempt() {
+    // Every call is answered 503 with Retry-After 1 s, 5 ms after it arrives. A step that may
+    // not retry gives up the moment that answer arrives, at 5 ms after its last call: a wait
+    // comes only before a retry. (drained tokens, max_attempts, calls): the attempts used up
+    // after two calls, or a budget at 6 tokens that refuses the first retry once the failure
+    // is paid.
+    let storm = Trouble::Storm {
+        retry_after: SEC,
+        until: 3_600 * SEC,
+    };
+    for (drained, max_attempts, calls) in [(0u32, 2u32, 2usize), (4, 4, 1)] {
+        let service = payment_service(storm, Clock::start());
+        let client = budgeted_client(&service, Action::Execute, drained);
+        let policy = policy(max_attempts, 100 * MS, 2 * SEC, SEC, 60 * SEC);
+        let step = run(&service, &client, Action::Execute, &policy, 11).await;
+        let starts = step.starts();
+        let last_answer = starts.last().copied().unwrap_or_default() + UNAVAILABLE_LATENCY;
+        let why = if drained == 0 {
+            "its two attempts are used"
+        } else {
+            "its budget (6 tokens, 5 once the first failure is paid) refuses a retry"
+        };
+        assert!(
+            starts.len() == calls
+                && step.result.is_err()
+                && step.took >= last_answer
+                && step.took <= last_answer + TICK,
+            "every call is answered 503 with Retry-After 1 s after 5 ms, and {why}: the step \
+             makes {calls} call(s) and gives up the moment the last 503 arrives, {} after the \
+             start, without waiting out a Retry-After (or a backoff) before a retry it will not \
+             make. Yours made {} call(s), at {}, and {} after {}. Decide whether to retry first; \
+             wait only before a retry",
+            show(last_answer),
+            starts.len(),
+            show_all(&starts, 8),
+            step.outcome(),
+            show(step.took),
+        );
+    }
+}
