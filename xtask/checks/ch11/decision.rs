@@ -80,6 +80,12 @@ fn no_hint_uses_backoff() {
              become a retry at once",
         );
     }
+    expect(
+        (None, 45 * SECOND, 30 * SECOND, HOUR),
+        Decision::Sleep(45 * SECOND),
+        "max_hint caps the server's hints, not the client's own backoff, which has its own cap \
+         (chapter 7): without a hint the wait is the backoff as it is",
+    );
 }
 
 #[test]
@@ -102,6 +108,13 @@ fn hint_preferred_over_backoff() {
             ),
         );
     }
+    expect(
+        (Some(50 * MS), 800 * MS, MINUTE, 500 * MS),
+        Decision::Sleep(50 * MS),
+        "the hint replaces the backoff in the budget comparison too: the 50 ms the server asks \
+         for end before the 500 ms left, so the backoff (800 ms, which would not fit) plays no \
+         part",
+    );
 }
 
 #[test]

@@ -190,6 +190,12 @@ fn delay_seconds() {
         ("0", 0, "zero seconds is a valid delay"),
         ("1", 1, "one digit"),
         ("0120", 120, "leading zeros are still 1*DIGIT"),
+        (
+            "000000000000000000000120",
+            120,
+            "24 digits, but leading zeros do not make a value larger: it is 120 s, which fits a \
+             u64; what is too large is the number, not the count of its digits",
+        ),
         ("86400", 86_400, "a day"),
         (
             " 120",

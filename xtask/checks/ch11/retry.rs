@@ -254,6 +254,69 @@ async fn stops_within_budget() {
         run.result(),
         show(run.returned),
     );
+    // The first call's second counts too: with a 7.5 s budget, after the second answer (at 5 s)
+    // 2.5 s are left, less than the 3 s asked for. A budget started at the first failure would
+    // still see 3.5 s, sleep, and start a third call at 8 s, past the deadline.
+    let script = vec![Reply::Fail(Some("3"))];
+    let budget = 7_500 * MS;
+    let run = self::run(script, SECOND, 10, 30 * SECOND, budget).await;
+    let starts = run.server.starts();
+    let expected = [Duration::ZERO, 4 * SECOND];
+    assert!(
+        starts == expected && run.returned == 5 * SECOND && run.result.is_err(),
+        "with a 7.5 s budget, calls that take 1 s and `Retry-After: 3` on every failure, the loop \
+         should call at {} and give up when the second answer arrives at 5 s (3 s asked, 2.5 s \
+         left); yours called at {} and returned {} after {}. The budget starts with the call of \
+         retry_honouring_retry_after, not with the first failure: the first call's time is \
+         spent too",
+        show_all(&expected, 6),
+        show_all(&starts, 6),
+        run.result(),
+        show(run.returned),
+    );
+}
+
+#[test]
+fn call_longer_than_budget() {
+    // The first call alone takes 3 s of a 2 s budget: when it fails, nothing is left, and the
+    // loop returns that error at once. `budget - elapsed` on Durations panics here instead. The
+    // race runs on a paused runtime of its own, in a thread of its own, so a panic becomes a
+    // message.
+    let outcome = std::thread::spawn(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .expect("a current-thread runtime with a paused clock");
+        runtime.block_on(async {
+            let script = vec![Reply::Fail(Some("1")), Reply::Succeed];
+            let run = run(script, 3 * SECOND, 5, 30 * SECOND, 2 * SECOND).await;
+            (run.server.count(), run.returned, run.result())
+        })
+    })
+    .join();
+    let (count, returned, result) = match outcome {
+        Ok(seen) => seen,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|text| (*text).to_owned()))
+                .unwrap_or_default();
+            panic!(
+                "with a 2 s budget and a first call that takes 3 s and fails, your loop panicked: \
+                 {message}. The time left is then zero, not negative: subtract with \
+                 saturating_sub, and give up with the error in hand"
+            );
+        }
+    };
+    assert!(
+        count == 1 && returned == 3 * SECOND && result.starts_with("Err"),
+        "with a 2 s budget and a first call that takes 3 s and fails (`Retry-After: 1`), no time \
+         is left: the loop should return that error when it arrives, after 1 call and 3 s; yours \
+         made {count} call(s) and returned {result} after {}",
+        show(returned),
+    );
 }
 
 #[tokio::test(start_paused = true)]
