@@ -264,6 +264,10 @@ fn garbage_is_none() {
         ("0x10", "a hexadecimal number"),
         ("120, 60", "two values"),
         ("Fri, 31 Dec 1999 23:59:59", "a date without its GMT zone"),
+        (
+            "Fri, 31 Dec 1999 23:59:59 UTC",
+            "a date in a zone other than GMT (HTTP dates are always written GMT)",
+        ),
         ("Fri, 31 Dec 1999", "a date without a time"),
         ("Fri, 32 Dec 1999 23:59:59 GMT", "the 32nd of December"),
     ];
