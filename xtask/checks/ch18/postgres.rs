@@ -90,56 +90,64 @@ fn nothing_is_lost() {
 /// How long the learner's claim may wait for a row lock before PostgreSQL cancels it.
 const STATEMENT_TIMEOUT: Duration = Duration::from_millis(500);
 
+/// Worker "a"'s claim of 4 rows, made while another transaction holds rows 1 to 4 by
+/// `holder_sql` (`$1` = the end of a lease) and has not committed; `holding` says what it does,
+/// for the messages. The claim must take the next free rows at once: [5, 6, 7, 8].
+fn claim_beside(db: &PostgresDb, holder_sql: &str, holding: &str) {
+    db.seed(&many_rows(10));
+    let mut holder = db.main();
+    let mut other = db.connect();
+    other
+        .client()
+        .batch_execute(&format!(
+            "SET statement_timeout = {}",
+            STATEMENT_TIMEOUT.as_millis()
+        ))
+        .unwrap_or_else(|error| panic!("setting statement_timeout failed: {error}"));
+    let mut transaction = holder
+        .client()
+        .transaction()
+        .unwrap_or_else(|error| panic!("beginning the check's transaction failed: {error}"));
+    transaction
+        .query(holder_sql, &[&(T0 + LEASE)])
+        .unwrap_or_else(|error| panic!("the check's own transaction failed: {error}"));
+    let started = Instant::now();
+    let result = catch(|| other.claim_due("a", T0, LEASE, 4));
+    let waited = started.elapsed();
+    transaction
+        .commit()
+        .unwrap_or_else(|error| panic!("committing the check's transaction failed: {error}"));
+    drop(holder);
+    let claimed = match result {
+        Ok(Ok(rows)) => rows,
+        Ok(Err(error)) => panic!(
+            "while another transaction was {holding}, worker \"a\"'s claim_due waited {} and \
+             failed: {error}. A claim must not wait for rows another claim holds: pick with FOR \
+             UPDATE SKIP LOCKED, so it takes the next free rows at once (the check cancels a \
+             statement after {})",
+            show(waited),
+            show(STATEMENT_TIMEOUT),
+        ),
+        Err(message) => panic!("claim_due(worker = \"a\", now = T0, …) panicked: {message}"),
+    };
+    assert!(
+        ids_of(&claimed) == [5, 6, 7, 8],
+        "while another transaction was {holding}, worker \"a\" claimed with limit 4 and got \
+         {}; expected the next free rows [5, 6, 7, 8]",
+        ids(&ids_of(&claimed)),
+    );
+}
+
 #[test]
 fn skips_locked_rows() {
     with_postgres("skips_locked_rows", |db| {
-        db.seed(&many_rows(10));
-        let mut holder = db.main();
-        let mut other = db.connect();
-        other
-            .client()
-            .batch_execute(&format!(
-                "SET statement_timeout = {}",
-                STATEMENT_TIMEOUT.as_millis()
-            ))
-            .unwrap_or_else(|error| panic!("setting statement_timeout failed: {error}"));
         // Another worker is in the middle of its claim: rows 1 to 4 are locked, not committed.
-        let mut transaction = holder
-            .client()
-            .transaction()
-            .unwrap_or_else(|error| panic!("beginning the check's transaction failed: {error}"));
-        transaction
-            .execute(
-                "WITH due AS (SELECT id FROM outbox ORDER BY id LIMIT 4 FOR UPDATE)
-                 UPDATE outbox SET locked_by = 'h', locked_until = $1
-                   FROM due WHERE outbox.id = due.id",
-                &[&(T0 + LEASE)],
-            )
-            .unwrap_or_else(|error| panic!("the check's own claim failed: {error}"));
-        let started = Instant::now();
-        let result = catch(|| other.claim_due("a", T0, LEASE, 4));
-        let waited = started.elapsed();
-        transaction
-            .commit()
-            .unwrap_or_else(|error| panic!("committing the check's claim failed: {error}"));
-        drop(holder);
-        let claimed = match result {
-            Ok(Ok(rows)) => rows,
-            Ok(Err(error)) => panic!(
-                "while another transaction was claiming rows [1, 2, 3, 4] (locked, not yet \
-                 committed), worker \"a\"'s claim_due waited {} and failed: {error}. A claim \
-                 must not wait for rows another claim holds: pick with FOR UPDATE SKIP LOCKED, \
-                 so it takes the next free rows at once (the check cancels a statement after {})",
-                show(waited),
-                show(STATEMENT_TIMEOUT),
-            ),
-            Err(message) => panic!("claim_due(worker = \"a\", now = T0, …) panicked: {message}"),
-        };
-        assert!(
-            ids_of(&claimed) == [5, 6, 7, 8],
-            "while another transaction was claiming rows [1, 2, 3, 4], worker \"a\" claimed \
-             with limit 4 and got {}; expected the next free rows [5, 6, 7, 8]",
-            ids(&ids_of(&claimed)),
+        claim_beside(
+            db,
+            "WITH due AS (SELECT id FROM outbox ORDER BY id LIMIT 4 FOR UPDATE)
+             UPDATE outbox SET locked_by = 'h', locked_until = $1
+               FROM due WHERE outbox.id = due.id",
+            "claiming rows [1, 2, 3, 4] (locked, not yet committed)",
         );
         for row in db.rows().iter().take(4) {
             assert!(
@@ -150,6 +158,26 @@ fn skips_locked_rows() {
                 lease(row),
             );
         }
+    });
+}
+
+#[test]
+fn claim_locks_rows_exclusively() {
+    // §18.5: two claims running at the same moment "lock disjoint rows, and neither waits for
+    // the other". A claim that picks its rows FOR SHARE SKIP LOCKED breaks that: share locks do
+    // not exclude each other, so two such claims pick the same rows, and the second one's
+    // UPDATE then waits for the first and leases the rows again once it commits (a race the
+    // four-worker run catches only now and then). Here another transaction has picked rows 1
+    // to 4 with FOR SHARE, the moment such a claim spends between its CTE and its UPDATE. A
+    // claim that locks FOR UPDATE (or FOR NO KEY UPDATE) cannot lock those rows and skips
+    // them; one that locks FOR SHARE takes them too, and its UPDATE waits.
+    with_postgres("locks_exclusively", |db| {
+        claim_beside(
+            db,
+            "SELECT id, $1::bigint FROM outbox ORDER BY id LIMIT 4 FOR SHARE",
+            "picking rows [1, 2, 3, 4] with FOR SHARE (a share-locking claim between its CTE \
+             and its UPDATE)",
+        );
     });
 }
 
