@@ -215,3 +215,37 @@ fn rolled_back_orders_publish_nothing() {
         ids(&published),
     );
 }
+
+#[test]
+fn acked_rows_marked_at_once() {
+    for (name, crash, in_flight) in [
+        ("marked_at_once_after", Reply::CrashAfterSend, 2),
+        ("marked_at_once_before", Reply::CrashBeforeSend, 1),
+    ] {
+        let (broker, _db, target, events) = crash_and_restart(name, crash);
+        let deliveries = broker.deliveries();
+        let position = events.iter().position(|&id| id == target).unwrap_or(0) + 1;
+        let twice: Vec<i64> = events
+            .iter()
+            .copied()
+            .filter(|&id| id != target && deliveries.get(&id).copied().unwrap_or(0) > 1)
+            .collect();
+        let when = if crash == Reply::CrashAfterSend {
+            "after the broker stored it"
+        } else {
+            "before the broker stored it"
+        };
+        assert!(
+            twice.is_empty(),
+            "the relay crashed while publishing event {target} (the {position}th of {}), {when}. \
+             Each event acknowledged before that must already be marked sent, since a row is \
+             marked as soon as the broker acknowledges it, so only the event in flight may be \
+             published again after the restart (expected {in_flight} delivery of event \
+             {target}, 1 of every other). Yours delivered events {} more than once: their marks \
+             were still waiting when the process died. Mark each row right after its ack, not \
+             at the end of the pass",
+            events.len(),
+            ids(&twice),
+        );
+    }
+}

@@ -10,6 +10,7 @@ use crate::fixture::{
     FileDb, Reply, TestBroker, count, event_of, ids, memory_db, outbox_rows, relay, seed_many,
     seed_order,
 };
+use crate::support::catch;
 
 fn stats(fetched: usize, published: usize, failed: usize) -> RelayStats {
     RelayStats {
@@ -336,4 +337,42 @@ fn marks_only_the_published_row() {
             },
         );
     }
+}
+
+#[test]
+fn database_failure_is_an_error() {
+    let conn = memory_db();
+    seed_many(&conn, 3);
+    let rows = outbox_rows(&conn);
+    let failing = rows[1].id;
+    // The database refuses to mark the second event, as a full disk or an I/O error would.
+    conn.execute_batch(&format!(
+        "CREATE TRIGGER mark_fails BEFORE UPDATE ON outbox WHEN OLD.id = {failing}
+         BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated by the check)'); END;"
+    ))
+    .expect("creating the check's trigger");
+    let mut broker = TestBroker::acking();
+
+    let result = catch(|| exercise::relay_once(&conn, &mut broker, 10_000, 10));
+
+    match result {
+        Ok(Err(exercise::Error::Db(_))) => {}
+        Ok(Err(error)) => panic!(
+            "when the database refuses to mark outbox row {failing} sent, relay_once should \
+             return that database error (Error::Db); yours returned another error: {error}"
+        ),
+        Ok(Ok(stats)) => panic!(
+            "the broker acknowledged outbox row {failing}, and then the database refused to mark \
+             it sent (the UPDATE failed). relay_once returns Err when the database itself fails, \
+             so that its caller learns the database is failing; yours returned Ok({stats:?}), \
+             as if the pass had gone well. Propagate the error of the UPDATE with `?`"
+        ),
+        Err(message) => panic!("relay_once(now = 10000, limit = 10) panicked: {message}"),
+    }
+    let status = event_of(&conn, rows[1].aggregate_id).map(|row| row.status);
+    assert_eq!(
+        status.as_deref(),
+        Some("pending"),
+        "outbox row {failing}, whose mark failed, must still be pending",
+    );
 }
