@@ -29,7 +29,10 @@ struct Script {
 
 impl Script {
     fn new(failures: &[CallError], afterwards: Option<CallError>) -> Self {
-        Self::replies(&failures.iter().copied().map(Some).collect::<Vec<_>>(), afterwards)
+        Self::replies(
+            &failures.iter().copied().map(Some).collect::<Vec<_>>(),
+            afterwards,
+        )
     }
 
     fn replies(replies: &[Option<CallError>], afterwards: Option<CallError>) -> Self {
@@ -62,7 +65,12 @@ impl Downstream for Script {
         let mut arrivals = self.arrivals.borrow_mut();
         arrivals.push(Instant::now());
         let call = arrivals.len();
-        match self.replies.get(call - 1).copied().unwrap_or(self.afterwards) {
+        match self
+            .replies
+            .get(call - 1)
+            .copied()
+            .unwrap_or(self.afterwards)
+        {
             Some(error) => Err(error),
             None => Ok(call as u32),
         }
@@ -302,8 +310,16 @@ async fn lower_layers_call_once() {
     let cases = [
         (Script::healthy(), "is healthy", Ok(1)),
         (Script::failing_first(2), "fails twice, then answers", Ok(3)),
-        (Script::down(), "is down (every call fails)", Err(CallError::Unavailable)),
-        (Script::overloaded(), "is overloaded", Err(CallError::Overloaded)),
+        (
+            Script::down(),
+            "is down (every call fails)",
+            Err(CallError::Unavailable),
+        ),
+        (
+            Script::overloaded(),
+            "is overloaded",
+            Err(CallError::Overloaded),
+        ),
     ];
     for (backend, case, outcome) in cases {
         let run = run(backend, policy(ATTEMPTS, 7)).await;
@@ -451,9 +467,21 @@ async fn each_request_starts_afresh() {
             Ok(8),
             "two transient failures, then an answer",
         ),
-        (&[Some(Overloaded)], Err(Overloaded), "an overloaded backend"),
-        (&[Some(Unavailable), None], Ok(11), "one transient failure, then an answer"),
-        (&[Some(Unavailable); 4], Err(Unavailable), "a total outage again"),
+        (
+            &[Some(Overloaded)],
+            Err(Overloaded),
+            "an overloaded backend",
+        ),
+        (
+            &[Some(Unavailable), None],
+            Ok(11),
+            "one transient failure, then an answer",
+        ),
+        (
+            &[Some(Unavailable); 4],
+            Err(Unavailable),
+            "a total outage again",
+        ),
     ];
     let script: Vec<Option<CallError>> = requests
         .iter()
@@ -500,7 +528,11 @@ async fn each_request_starts_afresh() {
             counts.2,
         );
         let mut expected_sleeps = Vec::new();
-        let retries = if *expected == Err(Overloaded) { 0 } else { calls - 1 };
+        let retries = if *expected == Err(Overloaded) {
+            0
+        } else {
+            calls - 1
+        };
         for retry in 0..retries {
             let before = Instant::now();
             replay.sleep_before_retry(retry as u32).await;
