@@ -175,6 +175,28 @@ async fn invalid_hint_uses_backoff() {
         show_all(&waits, 6),
         run.result(),
     );
+    // Hints and fallbacks mixed: the backoff's retry number counts every failure before it,
+    // hinted ones included (retry 0 after the first failure), not only the backoff's own sleeps.
+    let script = vec![
+        Reply::Fail(Some("1")),
+        Reply::Fail(Some("2")),
+        Reply::Fail(None),
+        Reply::Fail(Some("soon")),
+        Reply::Succeed,
+    ];
+    let run = self::run(script, Duration::ZERO, 10, 30 * SECOND, HOUR).await;
+    let waits = run.server.waits();
+    let expected = [SECOND, 2 * SECOND, linear_backoff(2), linear_backoff(3)];
+    assert!(
+        run.result.as_ref().ok() == Some(&5) && waits == expected,
+        "after failures carrying `Retry-After: 1`, `Retry-After: 2`, no header and \"soon\", the \
+         loop should wait 1 s and 2 s as asked, then backoff(2) and backoff(3), {}: the third \
+         failure is retry 2 whatever the waits before it were (backoff is 100 ms, 200 ms, \
+         300 ms, … for retry 0, 1, 2, …); yours waited {} and returned {}",
+        show_all(&expected, 6),
+        show_all(&waits, 6),
+        run.result(),
+    );
 }
 
 #[tokio::test(start_paused = true)]
