@@ -146,6 +146,48 @@ impl<A: PaymentApi> PaymentApi for Timed<'_, A> {
     }
 }
 
+/// A payment API whose every call takes `latency` on tokio's clock before `inner` answers, as
+/// an attempt that ends in a timeout does. It records when each call started and ended.
+struct Slow<'a, A> {
+    inner: &'a A,
+    latency: Duration,
+    origin: Instant,
+    calls: RefCell<Vec<(Duration, Duration)>>,
+}
+
+impl<'a, A: PaymentApi> Slow<'a, A> {
+    fn new(inner: &'a A, latency: Duration) -> Self {
+        Self {
+            inner,
+            latency,
+            origin: Instant::now(),
+            calls: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The pause between the end of each call and the start of the next.
+    fn pauses(&self) -> Vec<Duration> {
+        let calls = self.calls.borrow();
+        calls.windows(2).map(|pair| pair[1].0 - pair[0].1).collect()
+    }
+}
+
+impl<A: PaymentApi> PaymentApi for Slow<'_, A> {
+    async fn charge(
+        &self,
+        key: &IdempotencyKey,
+        request: &ChargeRequest,
+    ) -> Result<Receipt, ApiError> {
+        let started = self.origin.elapsed();
+        tokio::time::sleep(self.latency).await;
+        let answer = self.inner.charge(key, request).await;
+        self.calls
+            .borrow_mut()
+            .push((started, self.origin.elapsed()));
+        answer
+    }
+}
+
 async fn charge(
     api: &impl PaymentApi,
     policy: &RetryPolicy,
@@ -423,4 +465,46 @@ async fn sleeps_follow_the_policy() {
         show(started.elapsed()),
         show_result(&result),
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn sleeps_after_each_answer() {
+    // §20.7: the client sleeps policy.delay(retry, rng) *between* two calls, from the moment an
+    // attempt's answer arrives. Here every attempt costs 500 ms before it fails (a timeout), more
+    // than any of the three ceilings (100, 200, 400 ms). A sleep counted from the start of the
+    // attempt (sleep_until(start + delay)) has then already passed, and the retry goes out the
+    // moment the timeout fires: the slow attempts eat the whole backoff. The pauses are measured
+    // on the paused clock, so a correct client matches them exactly (up to tokio's rounding to
+    // the next millisecond).
+    for seed in [16u64, 17, 18] {
+        let script = Recorder::new([
+            Err(ApiError::Timeout),
+            Err(ApiError::Timeout),
+            Err(ApiError::Timeout),
+            Ok(receipt(1)),
+        ]);
+        let slow = Slow::new(&script, 500 * MS);
+        let policy = policy(4);
+        let result = charge(&slow, &policy, seed).await;
+        let mut rng = seeded(seed);
+        let expected: Vec<Duration> = (0..3).map(|retry| policy.delay(retry, &mut rng)).collect();
+        let pauses = slow.pauses();
+        let matches = pauses.len() == expected.len()
+            && pauses
+                .iter()
+                .zip(&expected)
+                .all(|(pause, delay)| pause >= delay && *pause < *delay + MS);
+        assert!(
+            matches && result == Ok(receipt(1)),
+            "every attempt took 500 ms and ended in a timeout, three times, then the 4th call \
+             succeeded (attempts = 4, base 100 ms, cap 2 s, seed {seed}). Between the end of one \
+             call and the start of the next the client should pause policy.delay(0), delay(1), \
+             delay(2): {}; yours paused {} and returned {}. The backoff starts when the answer \
+             arrives: a sleep counted from the start of the attempt is already over after a slow \
+             attempt",
+            show_all(&expected, 4),
+            show_all(&pauses, 4),
+            show_result(&result),
+        );
+    }
 }
