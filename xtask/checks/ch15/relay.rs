@@ -23,7 +23,20 @@ fn stats(fetched: usize, published: usize, failed: usize) -> RelayStats {
 #[test]
 fn publishes_and_marks_sent() {
     let conn = memory_db();
-    seed_many(&conn, 3);
+    let orders = seed_many(&conn, 3);
+    // Every column is the row's own: an event of another type with a payload of its own, and an
+    // order changed after its event was written (the event still says what was committed).
+    conn.execute(
+        "INSERT INTO outbox (aggregate_id, event_type, payload, status, created_at)
+         VALUES (?1, 'OrderConfirmed', '{\"confirmed\":true}', 'pending', 3500)",
+        [orders[0]],
+    )
+    .expect("seeding an event of another type");
+    conn.execute(
+        "UPDATE orders SET amount_cents = 999 WHERE id = ?1",
+        [orders[1]],
+    )
+    .expect("changing an order after its event was written");
     let rows = outbox_rows(&conn);
     let mut broker = TestBroker::acking();
 
@@ -31,9 +44,9 @@ fn publishes_and_marks_sent() {
 
     assert_eq!(
         result,
-        stats(3, 3, 0),
-        "one pass over 3 pending events with a broker that acknowledges everything should \
-         return RelayStats {{ fetched: 3, published: 3, failed: 0 }}; yours returned {result:?}",
+        stats(4, 4, 0),
+        "one pass over 4 pending events with a broker that acknowledges everything should \
+         return RelayStats {{ fetched: 4, published: 4, failed: 0 }}; yours returned {result:?}",
     );
     for row in &rows {
         let sent: Vec<_> = broker.delivered.iter().filter(|e| e.id == row.id).collect();
@@ -51,8 +64,10 @@ fn publishes_and_marks_sent() {
                 && event.event_type == row.event_type
                 && event.payload == row.payload
                 && event.created_at == row.created_at,
-            "the event handed to the broker must carry the outbox row's columns; for row {} the \
-             table holds (aggregate_id {}, {:?}, {}, created_at {}) and the broker got {event:?}",
+            "the event handed to the broker must carry the outbox row's columns as they are \
+             stored (an outbox holds events of several types, and a payload says what was \
+             committed, even if the order changed since); for row {} the table holds \
+             (aggregate_id {}, {:?}, {}, created_at {}) and the broker got {event:?}",
             row.id,
             row.aggregate_id,
             row.event_type,
