@@ -296,3 +296,83 @@ fn bounds_hold_at_the_edges() {
         }
     }
 }
+
+/// One regime of [`answers_hold_while_others_update`]: a budget whose count the racing updates
+/// cannot move (successes at the ceiling, or failures at the floor), so every reading has one
+/// right answer.
+struct Steady {
+    drained: usize,
+    event: Event,
+    tokens: f64,
+    can_retry: bool,
+    place: &'static str,
+}
+
+/// Races [`THREADS`] threads that repeat `steady.event` on one `RetryBudget::new(10, 0.5)` and
+/// read it after every event. Returns the race's overlap, or the first wrong reading.
+fn race_steady(steady: &Steady) -> Result<u64, (f64, bool)> {
+    let budget = new_budget(10.0, 0.5);
+    for _ in 0..steady.drained {
+        apply(&budget, Event::Failure);
+    }
+    let wrong = std::sync::Mutex::new(None);
+    let overlap = race(&budget, |budget| {
+        match steady.event {
+            Event::Failure => budget.on_failure(),
+            Event::Success => budget.on_success(),
+        }
+        let (count, answer) = (budget.tokens(), budget.can_retry());
+        if count != steady.tokens || answer != steady.can_retry {
+            wrong
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert((count, answer));
+        }
+    });
+    match wrong.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(reading) => Err(reading),
+        None => Ok(overlap),
+    }
+}
+
+#[test]
+fn answers_hold_while_others_update() {
+    let regimes = [
+        Steady {
+            drained: 0,
+            event: Event::Success,
+            tokens: 10.0,
+            can_retry: true,
+            place: "full, while every thread records successes (the count stays at 10)",
+        },
+        Steady {
+            drained: 10,
+            event: Event::Failure,
+            tokens: 0.0,
+            can_retry: false,
+            place: "empty, while every thread records failures (the count stays at 0)",
+        },
+    ];
+    let started = Instant::now();
+    let mut overlap = [0; 2];
+    let mut races = 0;
+    while overlap.iter().any(|&seen| seen < ENOUGH_OVERLAP) {
+        if races >= regimes.len() && started.elapsed() > RACE_AT_MOST {
+            break;
+        }
+        let index = races % regimes.len();
+        let steady = &regimes[index];
+        races += 1;
+        match race_steady(steady) {
+            Ok(seen) => overlap[index] += seen,
+            Err((count, answer)) => panic!(
+                "8 threads racing on one RetryBudget::new(10, 0.5) {}: every reading should be \
+                 tokens() = {} and can_retry() = {}, whatever the other threads are doing; one \
+                 thread read tokens() = {count} and can_retry() = {answer} (race {races}). The \
+                 answers must follow the count also while another thread updates it: wait for \
+                 a lock rather than guess when it is busy (try_lock), or read the atomic count",
+                steady.place, steady.tokens, steady.can_retry,
+            ),
+        }
+    }
+}
