@@ -126,25 +126,31 @@ async fn health_never_refuses() {
 
 #[tokio::test]
 async fn reports_every_outcome() {
-    // (what the request's calls do, the calls it should make, the count after it)
-    let script: [(&[bool], usize, f64, &str); 5] = [
-        (&[true, true, true], 3, 7.0, "three failed calls"),
-        (&[true, false], 2, 6.1, "a failure, then a success"),
-        (&[false], 1, 6.2, "a success at once"),
-        (&[true, true, true], 2, 4.2, "two failures, then a refused retry"),
-        (&[false], 1, 4.3, "a success at once"),
+    // (attempts, what the request's calls do, the calls it should make, the count after it)
+    let script: [(u32, &[bool], usize, f64, &str); 9] = [
+        (ATTEMPTS, &[true, true, true], 3, 7.0, "three failed calls"),
+        (ATTEMPTS, &[true, false], 2, 6.1, "a failure, then a success"),
+        (ATTEMPTS, &[false], 1, 6.2, "a success at once"),
+        (ATTEMPTS, &[true, true, true], 2, 4.2, "two failures, then a refused retry"),
+        (ATTEMPTS, &[false], 1, 4.3, "a success at once"),
+        // A request that may not retry still reports: its outcome is traffic the budget counts.
+        (1, &[true], 1, 3.3, "one failed call, no retry allowed"),
+        (0, &[false], 1, 3.4, "a success, attempts = 0 read as 1"),
+        (1, &[false], 1, 3.5, "a success, no retry allowed"),
+        (0, &[true], 1, 2.5, "one failed call, attempts = 0 read as 1"),
     ];
     let budget = budget(10.0, 0.1);
     let mut total = 0;
-    for (request, &(plan, calls, expected, what)) in (1..).zip(&script) {
-        let sent = send(&budget, ATTEMPTS, &mut total, |call| plan[call as usize - 1]).await;
+    for (request, &(attempts, plan, calls, expected, what)) in (1..).zip(&script) {
+        let sent = send(&budget, attempts, &mut total, |call| plan[call as usize - 1]).await;
         let held = tokens(&budget);
         assert!(
             sent.calls.len() == calls && (held - expected).abs() < 0.000_5,
             "report every outcome to the budget: on_success() for an Ok, on_failure() for every \
-             Err, the last one included. With RetryBudget::new(10, 0.1) and attempts = 3, \
-             request {request} ({what}) should make {calls} call(s) and leave {expected:.3} \
-             tokens; yours made {} call(s) and left {held:.3}",
+             Err, the last one included, also for a request that may not retry. With one \
+             RetryBudget::new(10, 0.1) for every request, request {request} (attempts = \
+             {attempts}, {what}) should make {calls} call(s) and leave {expected:.3} tokens; \
+             yours made {} call(s) and left {held:.3}",
             sent.calls.len(),
         );
     }
