@@ -137,7 +137,7 @@ async fn reports_every_outcome() {
         (1, &[true], 1, 3.3, "one failed call, no retry allowed"),
         (0, &[false], 1, 3.4, "a success, attempts = 0 read as 1"),
         (1, &[false], 1, 3.5, "a success, no retry allowed"),
-        (0, &[true], 1, 2.5, "one failed call, attempts = 0 read as 1"),
+        (0, &[true], 1, 2.5, "a failure, attempts = 0 read as 1"),
     ];
     let budget = budget(10.0, 0.1);
     let mut total = 0;
