@@ -45,7 +45,8 @@ pub fn classify(error: &CallError) -> Retryability {
 ///
 /// A transient error is retried at once; an `After(d)` error after sleeping exactly `d` on
 /// tokio's clock (not rounded, not capped). A permanent error ends the loop whatever attempts are
-/// left, and nothing sleeps after the call whose error is returned.
+/// left, and nothing sleeps after the call whose error is returned. `max_attempts = 0` is read as
+/// 1: without a call there is no error to return.
 pub async fn retry_transient<T, E, F, Fut, C>(max_attempts: u32, op: F, classify: C) -> Result<T, E>
 where
     F: FnMut() -> Fut,

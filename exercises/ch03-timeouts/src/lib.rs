@@ -54,7 +54,7 @@ where
 ///
 /// A timeout is retried like any other failure, and so is the operation's own error. Each attempt
 /// is a fresh call with the full `limit` of its own, and starts at the instant the previous one
-/// failed or was cut.
+/// failed or was cut. `attempts = 0` is read as 1: without a call there is no error to return.
 pub async fn retry_with_timeouts<T, E, F, Fut>(
     op: F,
     attempts: u32,

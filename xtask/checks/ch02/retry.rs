@@ -150,22 +150,23 @@ async fn stops_at_first_permanent() {
 
 #[tokio::test(start_paused = true)]
 async fn transient_uses_every_attempt() {
-    // 300: the loop keeps no cap of its own on the attempts it was given.
-    for max_attempts in [1, 2, 3, 5, 8, 300] {
+    // 300: the loop keeps no cap of its own on the attempts it was given. 0 is read as 1 (the
+    // stub says so): without a call there is no error to return.
+    for max_attempts in [0, 1, 2, 3, 5, 8, 300] {
+        let calls = max_attempts.max(1);
         let run = run(Script::always(Retryability::Transient), max_attempts).await;
         assert_eq!(
             run.count(),
-            max_attempts as usize,
+            calls as usize,
             "with max_attempts = {max_attempts} and a service that always fails with a transient \
-             error, the operation must be called exactly {max_attempts} time(s); yours called it \
-             {} time(s)",
+             error, the operation must be called exactly {calls} time(s) (0 is read as 1); yours \
+             called it {} time(s)",
             run.count(),
         );
         assert!(
-            run.result
-                .is_err_and(|failure| failure.call == max_attempts),
+            run.result.is_err_and(|failure| failure.call == calls),
             "when the attempts run out, the loop must return the error of the last call, call \
-             {max_attempts}; yours returned {}",
+             {calls}; yours returned {}",
             run.outcome(),
         );
     }

@@ -163,17 +163,19 @@ async fn each_attempt_gets_full_limit() {
 #[tokio::test(start_paused = true)]
 async fn attempts_on_permanent_hang() {
     let limit = 50 * MS;
-    // 300: the loop keeps no cap of its own on the attempts it was given.
-    for attempts in [1, 2, 3, 5, 300] {
+    // 300: the loop keeps no cap of its own on the attempts it was given. 0 is read as 1 (the
+    // stub says so): without a call there is no error to return.
+    for attempts in [0, 1, 2, 3, 5, 300] {
         let run = run(&[Step::Hang], attempts, limit).await;
-        let end = limit * attempts;
+        let calls = attempts.max(1);
+        let end = limit * calls;
         assert!(
-            run.probe.count() == attempts
+            run.probe.count() == calls
                 && run.result == Err(AttemptError::TimedOut)
                 && run.took == end,
             "a service that never answers, retried with attempts = {attempts} and limit = 50 ms, \
-             must be called exactly {attempts} time(s) and give Err(AttemptError::TimedOut) after \
-             {}; {}",
+             must be called exactly {calls} time(s) (0 is read as 1) and give \
+             Err(AttemptError::TimedOut) after {}; {}",
             show(end),
             run.observed(),
         );
