@@ -148,6 +148,21 @@ fn spikes_where_schedule_predicts() {
         rule,
     );
     assert_load("fixed 3 s, 7 clients", &fixed, 7, WINDOW, rule);
+    // Every delay of the schedule is a retry, however long the schedule: 5,000 retries 3 ms
+    // apart (a loop that reads only the first 100 or 1,000 delays drops the rest).
+    let long = [3 * MS; 5_000];
+    assert_load("fixed 3 ms, 5,000 retries", &long, 100, WINDOW, rule);
+    // A window holds as many retries as arrive in it, beyond any u16 or u32 counter: three
+    // billion clients that retry twice at once put six billion retries into window 0.
+    let fleet = usize::try_from(3_000_000_000_u64).unwrap_or(usize::MAX / 4);
+    let twice_at_once = [Duration::ZERO, Duration::ZERO, 40 * MS];
+    assert_load(
+        "two immediate retries, then 40 ms, 3,000,000,000 clients",
+        &twice_at_once,
+        fleet,
+        WINDOW,
+        rule,
+    );
 }
 
 #[test]
@@ -248,10 +263,14 @@ fn saturates_arrivals() {
 
 #[test]
 fn keeps_last_window() {
-    let cases: [(Vec<Duration>, usize); 3] = [
+    // The last case is a storm of three hours in 10 ms windows: 1,080,001 windows, more than
+    // a histogram capped at 65,536, 100,000 or a million windows holds.
+    let hour = 3_600 * S;
+    let cases: [(Vec<Duration>, usize); 4] = [
         (vec![3 * S], 100),
         (vec![25 * MS, 25 * MS], 100),
         (vec![S, S, S], 1),
+        (vec![hour, hour, hour], 100),
     ];
     for (schedule, clients) in cases {
         let expected = expected_load(&schedule, clients, WINDOW);
