@@ -129,7 +129,7 @@ fn factor_is_used() {
 
 #[test]
 fn finite() {
-    for max_retries in [0, 1, 2, 5, 12, 100, 1_000, 70_000] {
+    for max_retries in [0, 1, 2, 5, 12, 100, 1_000, 70_000, 1_500_000] {
         let mut schedule = EXAMPLE.build(max_retries);
         let limit = max_retries as usize + 10;
         let run = catch(move || {
