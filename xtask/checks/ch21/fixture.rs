@@ -20,12 +20,14 @@ pub const MS: Duration = Duration::from_millis(1);
 /// paused clock lasts between `d` and `d + 1 ms`.
 pub const TICK: Duration = MS;
 
-/// How long (on the paused clock) a saga may run before the check stops it.
+/// How long (on the paused clock) a saga may run beyond the longest its compensations' waits
+/// could take (`cap` per attempt) before the check stops it.
 pub const GUARD_TIME: Duration = Duration::from_secs(3_600);
 
 /// After this many calls of one compensation, a step that "always fails" succeeds, so that an
 /// orchestrator without a retry limit ends (and fails the check) instead of running forever.
-pub const GUARD_CALLS: u32 = 100;
+/// Above every `max_attempts` a check uses (300 at most).
+pub const GUARD_CALLS: u32 = 1_000;
 
 /// The policy of every check: 4 attempts, waits under 100 ms, 200 ms, 400 ms (cap 1 s).
 pub fn policy() -> CompensationPolicy {
@@ -41,12 +43,17 @@ pub fn ceiling(retry: u32) -> Duration {
     ceiling_of(&policy(), retry)
 }
 
-/// `min(cap, base · 2^retry)` for `policy`.
+/// `min(cap, base · 2^retry)` for `policy`, `cap` once the product overflows.
 pub fn ceiling_of(policy: &CompensationPolicy, retry: u32) -> Duration {
-    policy
-        .base
-        .saturating_mul(1 << retry.min(20))
-        .min(policy.cap)
+    2u32.checked_pow(retry)
+        .and_then(|factor| policy.base.checked_mul(factor))
+        .map_or(policy.cap, |exponential| exponential.min(policy.cap))
+}
+
+/// How long (on the paused clock) a saga under `policy` may run before the check stops it:
+/// [`GUARD_TIME`] beyond `cap` for every attempt.
+pub fn guard_time(policy: &CompensationPolicy) -> Duration {
+    GUARD_TIME.saturating_add(policy.cap.saturating_mul(policy.max_attempts))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,8 +227,10 @@ impl Step for Scripted {
 
 /// The record of one saga run.
 pub struct Run {
-    /// `None` if the saga was still running after [`GUARD_TIME`] of virtual time.
+    /// `None` if the saga was still running after `guard` of virtual time.
     pub outcome: Option<SagaOutcome>,
+    /// How long the check let it run ([`guard_time`]).
+    pub guard: Duration,
     pub calls: Vec<Call>,
     pub log: Vec<StepRecord>,
     /// When `run` returned, on the paused clock, from the start.
@@ -279,7 +288,8 @@ async fn run_observed(
         });
     }
     let mut rng = seeded(seed);
-    let running = tokio::time::timeout(GUARD_TIME, saga.run(&mut rng));
+    let guard = guard_time(&policy);
+    let running = tokio::time::timeout(guard, saga.run(&mut rng));
     tokio::pin!(running);
     let mut samples = Vec::new();
     let outcome = loop {
@@ -303,6 +313,7 @@ async fn run_observed(
         .clone();
     let run = Run {
         outcome,
+        guard,
         calls,
         log: log.records(),
         returned,
@@ -360,7 +371,7 @@ impl Run {
     pub fn outcome_text(&self) -> String {
         match &self.outcome {
             Some(outcome) => describe(outcome),
-            None => format!("still running after {} of virtual time", show(GUARD_TIME)),
+            None => format!("still running after {} of virtual time", show(self.guard)),
         }
     }
 }

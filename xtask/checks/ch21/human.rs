@@ -16,7 +16,8 @@ async fn gives_up_after_max_attempts() {
         ok("payment").compensation_stuck(Transient),
         fails("shipping", Permanent),
     ];
-    for max_attempts in [4, 1, 2] {
+    // 300: beyond the caps a loop might hide (10, 100, a u8 counter's 255).
+    for max_attempts in [4, 1, 2, 300] {
         let policy = CompensationPolicy {
             max_attempts,
             ..policy()

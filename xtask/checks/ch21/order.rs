@@ -68,6 +68,24 @@ async fn reverse_order() {
          [shipping, payment, inventory]; yours ended {}",
         run.outcome_text(),
     );
+    // A long saga: 150 steps complete, the 151st fails. Every one of them is undone, newest
+    // first: no cap on how many steps a way back covers.
+    let names: Vec<&'static str> = (1..=151)
+        .map(|n| &*Box::leak(format!("step-{n}").into_boxed_str()))
+        .collect();
+    let mut long: Vec<Spec> = names[..150].iter().map(|name| ok(name)).collect();
+    long.push(fails(names[150], Permanent));
+    let run = super::fixture::run(&long, 2).await;
+    let order = run.compensation_order();
+    let expected: Vec<&str> = names[..150].iter().rev().copied().collect();
+    assert!(
+        order == expected,
+        "150 steps completed, then step 151 failed: all 150 must be compensated, newest first, \
+         step-150 down to step-1; yours compensated {} step(s), from {} to {}",
+        order.len(),
+        order.first().map_or("none", String::as_str),
+        order.last().map_or("none", String::as_str),
+    );
 }
 
 #[tokio::test(start_paused = true)]

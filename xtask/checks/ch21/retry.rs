@@ -5,11 +5,12 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use exercise::ErrorKind::{Permanent, Transient};
-use exercise::SagaOutcome;
+use exercise::{CompensationPolicy, SagaOutcome};
 use rand::RngExt;
 
 use super::fixture::{
-    Kind, TICK, ceiling, compensated, error_message, fails, list, ok, policy, run, stuck,
+    Kind, MS, TICK, ceiling, ceiling_of, compensated, error_message, fails, list, ok, policy, run,
+    run_saga, stuck,
 };
 use crate::support::{seeded, show, show_all};
 
@@ -64,15 +65,18 @@ async fn transient_is_retried() {
 
 /// The waits a correct orchestrator sleeps, in order, when its compensations fail as
 /// `failures` says (newest step first), drawn from a clone of the check's seeded generator.
-fn expected_waits(seed: u64, failures: &[u32]) -> Vec<Vec<Duration>> {
-    let policy = policy();
+fn expected_waits(
+    seed: u64,
+    policy: &CompensationPolicy,
+    failures: &[u32],
+) -> Vec<Vec<Duration>> {
     let mut rng = seeded(seed);
     failures
         .iter()
         .map(|&failed| {
             let retries = failed.min(policy.max_attempts - 1);
             (0..retries)
-                .map(|retry| rng.random_range(Duration::ZERO..=ceiling(retry)))
+                .map(|retry| rng.random_range(Duration::ZERO..=ceiling_of(policy, retry)))
                 .collect()
         })
         .collect()
@@ -90,7 +94,7 @@ async fn waits_are_policy_draws() {
     ];
     for seed in 0..20 {
         let run = run(&steps, seed).await;
-        let expected = expected_waits(seed, &[1, u32::MAX, 2]);
+        let expected = expected_waits(seed, &policy(), &[1, u32::MAX, 2]);
         for (step, waits) in ["shipping", "payment", "inventory"].iter().zip(&expected) {
             let times: Vec<Duration> = run
                 .calls_to(step, Kind::Compensate)
@@ -112,6 +116,55 @@ async fn waits_are_policy_draws() {
                  {step}'s waits must be {}; yours were {}",
                 show_all(waits, 4),
                 show_all(&observed, 4),
+            );
+        }
+    }
+    // Long waits, slept as drawn: 40 attempts, ceilings from 1 ms doubling up to a day (reached
+    // at retry 27), so the last 12 waits are drawn under a day and the run lasts days of virtual
+    // time. A wait clamped to a minute or an hour, a retry number clamped, or a loop that stops
+    // after an hour of waiting all sleep otherwise.
+    let long = CompensationPolicy {
+        max_attempts: 40,
+        base: MS,
+        cap: Duration::from_secs(86_400),
+    };
+    let steps = [
+        ok("inventory"),
+        ok("payment").compensation_stuck(Transient),
+        fails("shipping", Permanent),
+    ];
+    for seed in 0..3 {
+        let run = run_saga("order-21", &steps, seed, long).await;
+        let waits = &expected_waits(seed, &long, &[u32::MAX])[0];
+        let times: Vec<Duration> = run
+            .calls_to("payment", Kind::Compensate)
+            .iter()
+            .map(|call| call.at)
+            .collect();
+        let observed: Vec<Duration> = times.windows(2).map(|pair| pair[1] - pair[0]).collect();
+        let first_wrong = (0..waits.len().max(observed.len())).find(|&retry| {
+            match (observed.get(retry), waits.get(retry)) {
+                (Some(seen), Some(drawn)) => *seen < *drawn || *seen > *drawn + TICK,
+                _ => true,
+            }
+        });
+        if let Some(retry) = first_wrong {
+            let seen = observed
+                .get(retry)
+                .map_or_else(|| "no wait (no further attempt)".to_owned(), |wait| show(*wait));
+            let drawn = waits
+                .get(retry)
+                .map_or_else(|| "no wait (the loop gives up)".to_owned(), |wait| show(*wait));
+            panic!(
+                "each wait is self.policy.delay(retry, rng), slept as drawn however long: with \
+                 max_attempts = 40, base 1 ms and cap 1 day, payment's compensation keeps failing \
+                 and must be called 40 times, with 39 waits drawn under ceilings doubling from \
+                 1 ms to a day. With seed {seed}, wait {} (retry {retry}, ceiling {}) must be {drawn}; \
+                 yours was {seen} ({} call(s) in all, {} waits)",
+                retry + 1,
+                show(ceiling_of(&long, retry as u32)),
+                times.len(),
+                observed.len(),
             );
         }
     }
