@@ -127,10 +127,15 @@ fn capped_at_high_attempts() {
     }
 }
 
+/// A year in milliseconds: a cap far above the default's minute.
+const YEAR: i64 = 365 * 24 * 3_600 * 1_000;
+
 /// `(base ms, cap ms, attempts, the ceiling)`: exact at small counts, caps one millisecond either
-/// side of base·2^k, attempts 0 read as 1, and counts far past any overflow. The first six are a
-/// few milliseconds wide, so 400 draws reach every value of them.
-const CEILINGS: [(i64, i64, u32, i64); 16] = [
+/// side of base·2^k, attempts 0 read as 1, counts far past any overflow, exponents past 2^31
+/// under a cap of a year (no exponent or factor of the solution's own caps the doubling), and a
+/// zero cap (no delay at all, not "no cap"). The first six are a few milliseconds wide, so 400
+/// draws reach every value of them.
+const CEILINGS: [(i64, i64, u32, i64); 20] = [
     (1, 1_000, 1, 1),
     (2, 1_000, 0, 2),
     (5, 1_000, 2, 10),
@@ -147,6 +152,10 @@ const CEILINGS: [(i64, i64, u32, i64); 16] = [
     (250, 8_000, 6, 8_000),
     (1_000, 60_000, 64, 60_000),
     (1_000, 60_000, u32::MAX, 60_000),
+    (1, YEAR, 33, 1 << 32),
+    (1, YEAR, 35, 1 << 34),
+    (1, YEAR, 40, YEAR),
+    (1_000, 0, 5, 0),
 ];
 
 #[test]
@@ -161,7 +170,9 @@ fn exact_ceiling_at_small_scales() {
     // about 1.3·10^-13.
     let cases = CEILINGS[..6]
         .iter()
-        .map(|&(base, cap, attempts, expected)| (config(base, cap, 600 * SECOND, 10), attempts, expected));
+        .map(|&(base, cap, attempts, expected)| {
+            (config(base, cap, 600 * SECOND, 10), attempts, expected)
+        });
     let mut rng = seeded(1616);
     for (cfg, attempts, expected) in cases {
         let delays: Vec<i64> = (0..400)
@@ -189,9 +200,9 @@ fn exact_ceiling_at_small_scales() {
 #[test]
 fn ceiling_exact() {
     // backoff_ceiling itself, which the relay's schedule and the book's figures are drawn from.
-    let cases = CEILINGS
-        .iter()
-        .map(|&(base, cap, attempts, expected)| (config(base, cap, 600 * SECOND, 10), attempts, expected));
+    let cases = CEILINGS.iter().map(|&(base, cap, attempts, expected)| {
+        (config(base, cap, 600 * SECOND, 10), attempts, expected)
+    });
     for (cfg, attempts, expected) in cases {
         let got = crate::support::catch(|| exercise::backoff_ceiling(attempts, &cfg));
         assert!(

@@ -162,6 +162,31 @@ fn limit() {
             fetched,
         );
     }
+    // A backlog past any round number a relay might keep as its own ceiling (100, 1,000,
+    // 1,024): the limit is the caller's, and only the caller's.
+    let conn = database();
+    conn.execute_batch("BEGIN").expect("seeding a backlog");
+    let backlog = 2_500;
+    for id in 1..=backlog {
+        Seed::waiting(id, T0 - HOUR, 1, T0 - (backlog + 1 - id)).insert(&conn);
+    }
+    conn.execute_batch("COMMIT").expect("seeding a backlog");
+    for (limit, expected) in [(2_000, 2_000), (5_000, backlog)] {
+        let fetched = due_ids(&conn, T0, limit);
+        let in_order = fetched.iter().copied().eq(1..=expected);
+        assert!(
+            in_order,
+            "with {backlog} rows due, fetch_due(now, limit = {limit}) should return the \
+             {expected} that have waited longest, in order; it returned {} row(s){}. The query \
+             takes `limit` rows when that many are due (LIMIT ?2 bound to the caller's limit), \
+             with no ceiling of its own",
+            fetched.len(),
+            match fetched.first() {
+                Some(first) => format!(", from row {first} to row {}", fetched[fetched.len() - 1]),
+                None => String::new(),
+            },
+        );
+    }
 }
 
 #[test]

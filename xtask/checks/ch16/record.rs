@@ -214,6 +214,41 @@ fn retry_after_capped() {
             describe_row(&after, T0),
         );
     }
+    // max_hint is the only cap on a hint: under a max_hint of a year, hints of 30 hours and
+    // 60 days (past a day, and past u32::MAX milliseconds) are followed to the millisecond, and
+    // longer ones are cut to the year. Under a max_hint of zero every hint is cut to zero: the
+    // row is due at once (zero is a cap like any other, not "no cap").
+    const DAY: i64 = 24 * HOUR;
+    const YEAR: i64 = 365 * DAY;
+    let long_hints = [
+        (YEAR, 30 * HOUR + 1, 30 * HOUR + 1),
+        (YEAR, 60 * DAY, 60 * DAY),
+        (YEAR, YEAR, YEAR),
+        (YEAR, 2 * YEAR, YEAR),
+        (YEAR, i64::MAX, YEAR),
+        (0, 30 * SECOND, 0),
+        (0, 2 * HOUR, 0),
+    ];
+    for (id, (max_hint, hint, wait)) in (10..).zip(long_hints) {
+        let cfg = config(SECOND, MINUTE, max_hint, 10);
+        let failure = Failure::RateLimited {
+            retry_after: Some(Duration::from_millis(hint as u64)),
+        };
+        Seed::new(id, T0 - MINUTE).insert(&conn);
+        let outcome = record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
+        let shown = show_outcome(outcome, T0);
+        let after = row(&conn, id);
+        assert!(
+            after.next_retry_at == Some(T0 + wait) && outcome == Outcome::RetryAt(T0 + wait),
+            "a Retry-After of {} with max_hint = {} should schedule the next attempt exactly at \
+             now + {} (min(hint, max_hint), to the millisecond, no cap but max_hint); \
+             record_failure returned {shown} and left the row with {}",
+            ms(hint),
+            ms(max_hint),
+            ms(wait),
+            describe_row(&after, T0),
+        );
+    }
 }
 
 #[test]
@@ -258,13 +293,14 @@ fn attempt_limit() {
         Failure::Transient("timed out".into()),
     ];
     let mut rng = seeded(16);
-    for max_attempts in [5u32, 1, 3] {
+    // 300: a limit past any round number a loop might keep as its own ceiling (25, 100, 255).
+    for max_attempts in [5u32, 1, 3, 300] {
         let cfg = config(SECOND, MINUTE, 10 * MINUTE, max_attempts);
         let conn = database();
         Seed::new(1, T0).insert(&conn);
         let mut now = T0;
         let mut history = Vec::new();
-        for failure_number in 1..=50u32 {
+        for failure_number in 1..=max_attempts + 1 {
             let failure = if failure_number == max_attempts {
                 &cycle[2]
             } else {
@@ -494,6 +530,27 @@ fn attempts_already_past_the_limit() {
             describe_row(&after, T0),
         );
     }
+    // Far past the limit (a count no u8 or u16 holds), and a limit of zero: no failure is
+    // allowed a retry, so the first one ends the row (zero is not "unlimited").
+    for (id, before, max_attempts) in [(3, 100_000u32, 5u32), (4, 0, 0)] {
+        let cfg = config(SECOND, MINUTE, 10 * MINUTE, max_attempts);
+        let failure = Failure::Transient("connection refused".into());
+        Seed::waiting(id, T0 - HOUR, before, T0).insert(&conn);
+        let outcome = record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
+        let after = row(&conn, id);
+        assert!(
+            outcome == Outcome::Failed(GiveUp::AttemptsExhausted)
+                && after.status == Status::Failed
+                && after.attempts == before + 1,
+            "a row that had already failed {before} time(s), with max_attempts = {max_attempts}, \
+             failed again: that brings attempts past the limit, so expected \
+             Failed(AttemptsExhausted), status 'failed', attempts {}; record_failure returned {} \
+             and left the row with {}",
+            before + 1,
+            show_outcome(outcome, T0),
+            describe_row(&after, T0),
+        );
+    }
 }
 
 #[test]
@@ -503,9 +560,8 @@ fn missing_row_is_an_error() {
     Seed::new(1, T0 - MINUTE).insert(&conn);
     let failure = Failure::Transient("connection refused".into());
     let mut rng = seeded(16);
-    let result = crate::support::catch(|| {
-        exercise::record_failure(&conn, 42, T0, &failure, &cfg, &mut rng)
-    });
+    let result =
+        crate::support::catch(|| exercise::record_failure(&conn, 42, T0, &failure, &cfg, &mut rng));
     let rows: i64 = conn
         .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))
         .expect("counting rows");
@@ -522,7 +578,11 @@ fn missing_row_is_an_error() {
                 Ok(Err(error)) => format!("Err({error:?})"),
                 Err(panic) => format!("a panic ({panic})"),
             },
-            if untouched { "" } else { ", and row 1 was changed" },
+            if untouched {
+                ""
+            } else {
+                ", and row 1 was changed"
+            },
         ),
     }
 }
