@@ -166,7 +166,7 @@ fn reaches_ceiling() {
     // For a correct solution, over 200 draws the smallest stays above 0.15 × ceiling with
     // probability 0.85^200, about 1 in 10^14, and so does the largest below 0.85 × ceiling; the
     // mean (spread 0.02) leaves [0.35, 0.65] with probability 1 in 10^13 (Irwin-Hall, exact).
-    // Across the 56 streams that is about 6 in 10^12. (With [0.4, 0.6], 0.1 and 0.9 it was
+    // Across the 65 streams that is about 7 in 10^12. (With [0.4, 0.6], 0.1 and 0.9 it was
     // 8·10^-7 a stream and 5·10^-5 for the check.) The mutants' ceilings are at most 0.8 of the
     // true one in some stream (exponent capped: 400 of 500 ms), so their largest draw is too.
     let settings = [
@@ -177,6 +177,9 @@ fn reaches_ceiling() {
         (Duration::from_nanos(1), Duration::from_secs(1_000_000), 28..=52),
         // Past u64 nanoseconds (about 584 years), below a cap that is further still.
         (Duration::from_secs(1), Duration::MAX, 32..=38),
+        // A 1 ns base under the largest cap keeps doubling past attempt 64 (2^64 ns, 584 years)
+        // up to 2^70 ns: an exponent held at 63 or 64 "to be safe" stops short of the ceiling.
+        (Duration::from_nanos(1), Duration::MAX, 62..=70),
     ];
     for (setting, (base, cap, attempts)) in (0u64..).zip(settings) {
         for attempt in attempts {

@@ -269,28 +269,43 @@ async fn exact_sleeps_replayed() {
     // shows, and so does any extra draw.
     let (attempts, base, cap) = (7, 10 * MS, Duration::from_nanos(80_000_001));
     for seed in 0..40 {
-        let mut replay = seeded(seed);
-        let expected: Vec<Duration> = (0..attempts - 1)
-            .map(|retry| full_jitter(retry, base, cap, &mut replay))
-            .collect();
-        let run = run(Recorder::always_failing(), attempts, base, cap, seed).await;
-        let slept = gaps(&run.service.instants());
-        // tokio's timer ticks in whole milliseconds, so a sleep ends up to 1 ms late.
-        let matches = slept.len() == expected.len()
-            && slept
-                .iter()
-                .zip(&expected)
-                .all(|(slept, expected)| (*expected..=*expected + MS).contains(slept));
-        assert!(
-            matches,
-            "with a generator seeded with {seed}, attempts = 7, base = 10 ms, cap = 80 ms + 1 ns, \
-             the sleep before retry r must be full_jitter(r, base, cap, rng) from that generator, \
-             r = 0, 1, 2, … in order (your own full_jitter, replayed with a copy of the \
-             generator, draws {}; tokio's timer may add up to 1 ms to each); your loop slept {}",
-            show_all(&expected, 8),
-            show_all(&slept, 8),
-        );
+        replay_sleeps(seed, attempts, base, cap).await;
     }
+    // The loop caps no sleep of its own: with a base of a day and a cap of 1,000 days the
+    // ceilings run 1, 2, 4, … 512 days, then the cap, and each sleep is the whole draw (a loop
+    // that cuts its sleeps to a minute, an hour, a day or a year sleeps less). Paused clock: the
+    // years pass in microseconds.
+    let day = Duration::from_secs(86_400);
+    for seed in 0..5 {
+        replay_sleeps(seed, 12, day, 1_000 * day).await;
+    }
+}
+
+/// Runs the loop against a service that always fails and compares its sleeps with
+/// `full_jitter(r, …)` replayed from a copy of the seeded generator.
+async fn replay_sleeps(seed: u64, attempts: u32, base: Duration, cap: Duration) {
+    let mut replay = seeded(seed);
+    let expected: Vec<Duration> = (0..attempts - 1)
+        .map(|retry| full_jitter(retry, base, cap, &mut replay))
+        .collect();
+    let run = run(Recorder::always_failing(), attempts, base, cap, seed).await;
+    let slept = gaps(&run.service.instants());
+    // tokio's timer ticks in whole milliseconds, so a sleep ends up to 1 ms late.
+    let matches = slept.len() == expected.len()
+        && slept
+            .iter()
+            .zip(&expected)
+            .all(|(slept, expected)| (*expected..=*expected + MS).contains(slept));
+    assert!(
+        matches,
+        "with a generator seeded with {seed}, attempts = {attempts}, base = {}, cap = {cap:?}, \
+         the sleep before retry r must be full_jitter(r, base, cap, rng) from that generator, \
+         r = 0, 1, 2, … in order (your own full_jitter, replayed with a copy of the \
+         generator, draws {}; tokio's timer may add up to 1 ms to each); your loop slept {}",
+        show(base),
+        show_all(&expected, 12),
+        show_all(&slept, 12),
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -310,17 +325,19 @@ async fn zero_attempts_calls_once() {
 #[tokio::test(start_paused = true)]
 async fn huge_attempts() {
     // attempts = u32::MAX is "retry until it works"; counting towards it must not overflow, and
-    // the sleeps stay under the cap. The service recovers on call 60.
+    // the sleeps stay under the cap. The service recovers on call 5,000: a loop that stops after
+    // 100 or 1,000 calls "to be safe" gives up on it.
     for attempts in [u32::MAX, u32::MAX - 1] {
-        let run = run(Recorder::failing_first(59), attempts, MS, 20 * MS, 8).await;
+        let run = run(Recorder::failing_first(4_999), attempts, MS, 20 * MS, 8).await;
         let longest = gaps(&run.service.instants())
             .into_iter()
             .max()
             .unwrap_or_default();
         assert!(
-            run.result == Ok(60) && longest <= 20 * MS,
-            "with attempts = {attempts} and a service that fails 59 times, the loop should keep \
-             retrying, each sleep at most the cap of 20 ms, and return Ok(60); yours returned \
+            run.result == Ok(5_000) && longest <= 20 * MS,
+            "with attempts = {attempts} and a service that fails 4,999 times, the loop should \
+             keep retrying, each sleep at most the cap of 20 ms, and return Ok(5000); yours \
+             returned \
              {:?} after {} call(s), longest sleep {}",
             run.result,
             run.service.count(),
