@@ -1,7 +1,7 @@
 //! Checks of `relay_once`: a poison message is failed at once and does not block the rows
 //! behind it; transient failures are rescheduled until the attempts run out.
 
-use exercise::{Reason, RelayReport, relay_once};
+use exercise::{Reason, RelayConfig, RelayReport, relay_once};
 use rusqlite::Connection;
 
 use crate::fixture::{POISON_MESSAGE, Script, TRANSIENT_MESSAGE, config, outbox_row, seed, write};
@@ -15,8 +15,19 @@ fn pass(
     max_attempts: u32,
     seed: u64,
 ) -> RelayReport {
+    pass_with(conn, broker, now, &config(max_attempts), seed)
+}
+
+/// One pass under a policy of the check's own.
+fn pass_with(
+    conn: &Connection,
+    broker: &mut Script,
+    now: i64,
+    cfg: &RelayConfig,
+    seed: u64,
+) -> RelayReport {
     let mut rng = seeded(seed);
-    let outcome = catch(|| relay_once(conn, broker, now, &config(max_attempts), &mut rng));
+    let outcome = catch(|| relay_once(conn, broker, now, cfg, &mut rng));
     match outcome {
         Ok(Ok(report)) => report,
         Ok(Err(error)) => panic!(
@@ -85,6 +96,41 @@ fn poison_does_not_block() {
             report.sent
         );
     }
+    // Many refusals in one pass, permanent and transient, among rows the broker accepts: no
+    // number of failures ends the pass ("stop after ten poison messages" leaves the rows
+    // behind them unsent). 120 due rows, batch_size 200: every third is poison, every fifth
+    // (not poison) fails transiently.
+    let conn = crate::fixture::db();
+    let mut broker = Script::new();
+    let mut good = Vec::new();
+    conn.execute_batch("BEGIN").expect("seeding rows");
+    for n in 0..120 {
+        let payload = format!(r#"{{"order":{n}}}"#);
+        let id = write(&conn, &payload, n * 10);
+        if n % 3 == 0 {
+            broker = broker.poison(&payload);
+        } else if n % 5 == 0 {
+            broker = broker.flaky(&payload, 1);
+        } else {
+            good.push(id);
+        }
+    }
+    conn.execute_batch("COMMIT").expect("seeding rows");
+    let cfg = RelayConfig {
+        batch_size: 200,
+        ..config(5)
+    };
+    let report = pass_with(&conn, &mut broker, 5_000, &cfg, 9);
+    assert!(
+        broker.calls.len() == 120 && broker.acked == good && report.sent == good,
+        "120 rows were due with batch_size = 200, 40 of them poison and 16 failing transiently; \
+         one pass should call the broker for all 120, in order, and send the {} it accepts; \
+         yours called it {} time(s) and sent {} row(s). No number of refusals ends a pass: each \
+         is recorded on its row, and the pass goes on",
+        good.len(),
+        broker.calls.len(),
+        report.sent.len(),
+    );
 }
 
 #[test]
@@ -195,13 +241,20 @@ fn transient_rescheduled() {
 
 #[test]
 fn exhausted_fails() {
+    // 300: a limit past any round number a relay might keep as its own ceiling (10, 100, 255).
+    for max_attempts in [3, 300] {
+        exhausted_after(max_attempts);
+    }
+}
+
+/// A row that always fails transiently is failed after exactly `max_attempts` calls.
+fn exhausted_after(max_attempts: u32) {
     let conn = crate::fixture::db();
     let id = write(&conn, r#"{"order":1}"#, 0);
     let mut broker = Script::new().flaky(r#"{"order":1}"#, u32::MAX);
-    let max_attempts = 3;
     let mut now = 1_000;
     let mut history = Vec::new();
-    for round in 0..6 {
+    for round in 0..u64::from(max_attempts) * 2 {
         let report = pass(&conn, &mut broker, now, max_attempts, 10 + round);
         let row = outbox_row(&conn, id).expect("the relay must not delete rows");
         history.push(format!(
@@ -220,7 +273,7 @@ fn exhausted_fails() {
                 broker.calls.len(),
                 row.attempts,
                 report.failed,
-                history.join("; ")
+                last_steps(&history),
             );
             return;
         }
@@ -234,8 +287,19 @@ fn exhausted_fails() {
          failed after {max_attempts} calls; yours was still retrying after {} calls ({}): \
          without a limit, retries never end",
         broker.calls.len(),
-        history.join("; ")
+        last_steps(&history),
     );
+}
+
+/// The last few steps of a long history, for a message.
+fn last_steps(history: &[String]) -> String {
+    let skipped = history.len().saturating_sub(6);
+    let shown = history[skipped..].join("; ");
+    if skipped == 0 {
+        shown
+    } else {
+        format!("… {skipped} earlier passes …; {shown}")
+    }
 }
 
 #[test]
@@ -264,6 +328,24 @@ fn exhausted_past_the_limit() {
             && report.retrying.is_empty(),
         "both rows should be reported failed with Reason::Exhausted, and neither as retrying (a \
          failed row waits for no next_retry_at); yours reported failed {:?}, retrying {:?}",
+        report.failed,
+        report.retrying,
+    );
+    // A limit of zero allows no retry: the first transient failure reaches past it ("reach"
+    // means "reach or pass"; zero is not "unlimited").
+    let conn = crate::fixture::db();
+    let fresh = write(&conn, r#"{"order":3}"#, 0);
+    let mut broker = Script::new().flaky(r#"{"order":3}"#, u32::MAX);
+    let report = pass(&conn, &mut broker, 9_000, 0, 7);
+    let row = outbox_row(&conn, fresh).expect("the relay must not delete rows");
+    assert!(
+        row.status == "failed"
+            && row.attempts == 1
+            && row.next_retry_at.is_none()
+            && report.failed == vec![(fresh, Reason::Exhausted)],
+        "with max_attempts = 0, row {fresh} failed transiently for the first time: its attempts \
+         (1) pass the limit, so it is failed with Reason::Exhausted, attempts = 1 and no \
+         next_retry_at; yours is {row}, and the report lists failed {:?}, retrying {:?}",
         report.failed,
         report.retrying,
     );
@@ -321,7 +403,8 @@ fn transient_schedule_counts_this_failure() {
         pass(&conn, &mut broker, now, 10, seed_value);
         let attempts = u32::try_from(before + 1).unwrap_or(u32::MAX);
         let expected = exercise::queue::retry_at(now, attempts, &cfg, &mut seeded(seed_value));
-        let wrong_count = exercise::queue::retry_at(now, attempts - 1, &cfg, &mut seeded(seed_value));
+        let wrong_count =
+            exercise::queue::retry_at(now, attempts - 1, &cfg, &mut seeded(seed_value));
         let row = outbox_row(&conn, flaky).expect("the relay must not delete rows");
         assert!(
             row.next_retry_at == Some(expected),
@@ -357,5 +440,30 @@ fn at_most_batch_size() {
          ({:?}), in order; yours called the broker for {:?}",
         &oldest_first[..10],
         broker.calls,
+    );
+    // The batch size is the caller's, however large: 1,500 of 1,600 due rows in one pass, past
+    // any round number (100, 1,000) a relay might keep as its own ceiling.
+    let conn = crate::fixture::db();
+    conn.execute_batch("BEGIN").expect("seeding rows");
+    let ids: Vec<i64> = (0..1_600)
+        .map(|n| write(&conn, &format!(r#"{{"order":{n}}}"#), n * 10))
+        .collect();
+    conn.execute_batch("COMMIT").expect("seeding rows");
+    let cfg = RelayConfig {
+        batch_size: 1_500,
+        ..config(5)
+    };
+    let mut broker = Script::new();
+    pass_with(&conn, &mut broker, 100_000, &cfg, 6);
+    assert!(
+        broker.calls == ids[..1_500],
+        "1,600 rows were due and cfg.batch_size is 1,500: one pass should publish the 1,500 \
+         oldest, in order; yours called the broker {} time(s){}. The batch size is the \
+         caller's, with no ceiling of the relay's own",
+        broker.calls.len(),
+        match (broker.calls.first(), broker.calls.last()) {
+            (Some(first), Some(last)) => format!(", for rows {first} to {last}"),
+            _ => String::new(),
+        },
     );
 }
