@@ -272,27 +272,39 @@ fn bounds_hold_at_the_edges() {
             place: "at both edges at once (a budget of one token)",
         },
     ];
-    let started = Instant::now();
-    let mut overlap = [0; 3];
-    let mut races = 0;
-    while overlap.iter().any(|&seen| seen < ENOUGH_OVERLAP) {
-        if races >= edges.len() && started.elapsed() > RACE_AT_MOST {
-            break;
-        }
-        let (index, edge) = (races % edges.len(), &edges[races % edges.len()]);
-        races += 1;
-        match race_edge(edge) {
-            Ok(seen) => overlap[index] += seen,
-            Err(count) => panic!(
+    race_regimes(&edges, |edge, race_number| {
+        race_edge(edge).map_err(|count| {
+            format!(
                 "the count must stay within [0, max_tokens] at every moment, also while other \
                  threads update it: 8 threads racing on one RetryBudget::new({}, {}) {} read \
-                 tokens() = {count} (race {races}). An update done in two steps (add, then clamp \
-                 to the maximum; subtract, then fix a count that went below zero) shows its \
-                 halfway value to the other threads, and loses their updates in between: \
+                 tokens() = {count} (race {race_number}). An update done in two steps (add, then \
+                 clamp to the maximum; subtract, then fix a count that went below zero) shows \
+                 its halfway value to the other threads, and loses their updates in between: \
                  compute the clamped value first and write it in one atomic step \
                  (compare_exchange in a loop, fetch_update, or a Mutex around the whole update)",
                 edge.max_tokens, edge.token_ratio, edge.place,
-            ),
+            )
+        })
+    });
+}
+
+/// Races the regimes in turn, one race at a time, until each has collected [`ENOUGH_OVERLAP`]
+/// notes of threads that really ran side by side, or [`RACE_AT_MOST`] has passed once each has
+/// raced. `race_one` gets the regime and the race's number, and returns the race's overlap or
+/// the message of a wrong reading, which fails the check.
+fn race_regimes<T>(regimes: &[T], race_one: impl Fn(&T, usize) -> Result<u64, String>) {
+    let started = Instant::now();
+    let mut overlap = vec![0; regimes.len()];
+    let mut races = 0;
+    while overlap.iter().any(|&seen| seen < ENOUGH_OVERLAP) {
+        if races >= regimes.len() && started.elapsed() > RACE_AT_MOST {
+            break;
+        }
+        let index = races % regimes.len();
+        races += 1;
+        match race_one(&regimes[index], races) {
+            Ok(seen) => overlap[index] += seen,
+            Err(message) => panic!("{message}"),
         }
     }
 }
@@ -353,26 +365,17 @@ fn answers_hold_while_others_update() {
             place: "empty, while every thread records failures (the count stays at 0)",
         },
     ];
-    let started = Instant::now();
-    let mut overlap = [0; 2];
-    let mut races = 0;
-    while overlap.iter().any(|&seen| seen < ENOUGH_OVERLAP) {
-        if races >= regimes.len() && started.elapsed() > RACE_AT_MOST {
-            break;
-        }
-        let index = races % regimes.len();
-        let steady = &regimes[index];
-        races += 1;
-        match race_steady(steady) {
-            Ok(seen) => overlap[index] += seen,
-            Err((count, answer)) => panic!(
+    race_regimes(&regimes, |steady, race_number| {
+        race_steady(steady).map_err(|(count, answer)| {
+            format!(
                 "8 threads racing on one RetryBudget::new(10, 0.5) {}: every reading should be \
                  tokens() = {} and can_retry() = {}, whatever the other threads are doing; one \
-                 thread read tokens() = {count} and can_retry() = {answer} (race {races}). The \
-                 answers must follow the count also while another thread updates it: wait for \
-                 a lock rather than guess when it is busy (try_lock), or read the atomic count",
+                 thread read tokens() = {count} and can_retry() = {answer} (race {race_number}). \
+                 The answers must follow the count also while another thread updates it: wait \
+                 for a lock rather than guess when it is busy (try_lock), or read the atomic \
+                 count",
                 steady.place, steady.tokens, steady.can_retry,
-            ),
-        }
-    }
+            )
+        })
+    });
 }
