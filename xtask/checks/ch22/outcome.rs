@@ -132,6 +132,25 @@ async fn compensates_in_reverse() {
         run.status,
         run.final_log().status,
     );
+    // A long saga: 150 steps complete, the 151st fails. All 150 are undone, newest first: no
+    // cap on how many steps the way back covers.
+    let names: Vec<String> = (1..=151).map(|n| format!("step-{n}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (saga, steps) =
+        saga_failing_last(&names, OnExhausted::Compensate, OnExhausted::Compensate);
+    let run = super::fixture::run(&saga, 2).await;
+    let compensated = order_of(&steps, Action::Compensate);
+    let expected: Vec<&str> = names[..150].iter().rev().copied().collect();
+    assert!(
+        compensated == expected,
+        "150 steps completed, then step 151 failed permanently (policy Compensate): all 150 \
+         must be undone, newest first, step-150 down to step-1; yours compensated {} step(s), \
+         from {:?} to {:?} (the saga ended {:?})",
+        compensated.len(),
+        compensated.first(),
+        compensated.last(),
+        run.status,
+    );
 }
 
 async fn ends_without_compensation(policy: OnExhausted, expected: SagaStatus) {

@@ -33,8 +33,35 @@ fn error(kind: ErrorKind) -> StepError {
     }
 }
 
+/// 300 attempts, jitter from 100 ms up to a day, a budget of 3,650 days, hints followed for up
+/// to 30 days: every quantity far beyond the caps a loop might hide (10 attempts, a minute, an
+/// hour, a day).
+fn long_policy() -> StepPolicy {
+    StepPolicy {
+        max_attempts: 300,
+        base: 100 * MS,
+        cap: DAY,
+        per_attempt_timeout: 2 * SEC,
+        total_budget: 3_650 * DAY,
+        max_hint: 30 * DAY,
+        on_exhausted: OnExhausted::Stop,
+    }
+}
+
+const DAY: Duration = Duration::from_secs(86_400);
+
 fn plan(attempt: u32, kind: ErrorKind, elapsed: Duration, rng: &mut StdRng) -> Plan {
-    let policy = policy();
+    plan_under(&policy(), attempt, kind, elapsed, rng)
+}
+
+fn plan_under(
+    policy: &StepPolicy,
+    attempt: u32,
+    kind: ErrorKind,
+    elapsed: Duration,
+    rng: &mut StdRng,
+) -> Plan {
+    let policy = policy.clone();
     let error = error(kind);
     catch(|| plan_retry(&policy, attempt, &error, elapsed, rng)).unwrap_or_else(|message| {
         panic!("plan_retry(attempt = {attempt}, {kind:?}, elapsed = {elapsed:?}) panicked: {message}")
@@ -82,6 +109,29 @@ fn decisions_at_the_edges() {
             show(elapsed),
         );
     }
+
+    // The same rules with large numbers: nothing is capped but by the policy.
+    let long = long_policy();
+    let budget = long.total_budget;
+    let long_cases: Vec<(&str, u32, ErrorKind, Duration, Plan)> = vec![
+        ("attempt 299 of 300 leaves one more", 299, hint(2 * DAY), Duration::ZERO, Plan::RetryIn(2 * DAY)),
+        ("attempt 300 of 300 failed", 300, hint(2 * DAY), Duration::ZERO, Plan::GiveUp(GiveUp::AttemptsUsedUp)),
+        ("a hint of 2 days under max_hint 30 days", 1, hint(2 * DAY), Duration::ZERO, Plan::RetryIn(2 * DAY)),
+        ("a hint of 40 days is capped at max_hint", 1, hint(40 * DAY), Duration::ZERO, Plan::RetryIn(30 * DAY)),
+        ("a hint ending exactly at a 10-year budget", 2, hint(2 * DAY), budget - 2 * DAY, Plan::GiveUp(GiveUp::OutOfTime)),
+        ("a hint ending 1 ns before a 10-year budget", 2, hint(2 * DAY), budget - 2 * DAY - NS, Plan::RetryIn(2 * DAY)),
+    ];
+    for (why, attempt, kind, elapsed, expected) in long_cases {
+        let got = plan_under(&long, attempt, kind, elapsed, &mut seeded(1));
+        assert!(
+            got == expected,
+            "{why}: plan_retry(attempt = {attempt} of max_attempts = 300, {kind:?}, elapsed = \
+             {}) with total_budget 3,650 days and max_hint 30 days must be {expected:?}; yours \
+             returned {got:?}. No limit applies but the policy's: max_attempts, max_hint and \
+             the budget, compared to the nanosecond however large",
+            show(elapsed),
+        );
+    }
 }
 
 #[test]
@@ -90,7 +140,12 @@ fn transient_wait_is_full_jitter_of_the_retry() {
     for seed in 0..50 {
         for attempt in 1..4 {
             let drawn = jitter(attempt - 1, policy.base, policy.cap, &mut seeded(seed));
-            let got = plan(attempt, ErrorKind::Transient, Duration::ZERO, &mut seeded(seed));
+            let got = plan(
+                attempt,
+                ErrorKind::Transient,
+                Duration::ZERO,
+                &mut seeded(seed),
+            );
             assert!(
                 got == Plan::RetryIn(drawn),
                 "after attempt {attempt} fails transiently, the wait is full_jitter(retry = \
@@ -110,13 +165,34 @@ fn transient_wait_is_full_jitter_of_the_retry() {
                 show(at_edge),
             );
             if !at_edge.is_zero() {
-                let in_time = plan(attempt, ErrorKind::Transient, at_edge - NS, &mut seeded(seed));
+                let in_time = plan(
+                    attempt,
+                    ErrorKind::Transient,
+                    at_edge - NS,
+                    &mut seeded(seed),
+                );
                 assert!(
                     in_time == Plan::RetryIn(drawn),
                     "a wait of {drawn:?} that ends 1 ns before the 10 s budget still fits: \
                      expected RetryIn({drawn:?}); yours returned {in_time:?} (seed {seed})",
                 );
             }
+        }
+    }
+    // Late retries of a long policy: ceilings of a day, waits used as drawn, not clamped.
+    let long = long_policy();
+    for seed in 0..10 {
+        for attempt in [40, 299] {
+            let drawn = jitter(attempt - 1, long.base, long.cap, &mut seeded(seed));
+            let got = plan_under(&long, attempt, ErrorKind::Transient, DAY, &mut seeded(seed));
+            assert!(
+                got == Plan::RetryIn(drawn),
+                "after attempt {attempt} of 300 fails transiently (base 100 ms, cap 1 day, \
+                 budget 3,650 days), the wait is full_jitter(retry = {}, base, cap, rng), as \
+                 drawn: your full_jitter draws {drawn:?} with the same generator, but your \
+                 plan_retry returned {got:?} (seed {seed})",
+                attempt - 1,
+            );
         }
     }
 }
@@ -137,6 +213,27 @@ fn full_jitter_function() {
                 show(delay),
             );
         }
+    }
+    // Large ceilings are reached: base 1 ms, cap 30 days, retries whose ceilings run from 17
+    // minutes to the cap (2^31 ms is 24.9 days). 400 uniform draws all stay below 90 % of the
+    // ceiling with probability 0.9^400 < 10^-18.
+    let month = 30 * 86_400 * SEC;
+    for retry in [20, 25, 30, 31, 32, 40, 1_000] {
+        // 2^35 ms is above 30 days, so the shift stops there.
+        let ceiling = Duration::from_millis(1u64 << retry.min(35)).min(month);
+        let mut rng = seeded(7);
+        let draws: Vec<Duration> = (0..400)
+            .map(|_| jitter(retry, MS, month, &mut rng))
+            .collect();
+        let high = draws.iter().copied().max().unwrap_or_default();
+        assert!(
+            high <= ceiling && high >= ceiling * 9 / 10,
+            "full_jitter(retry = {retry}, base 1 ms, cap 30 days) draws from [0, min(cap, \
+             base · 2^{retry})] = [0, {}]: over 400 draws the largest must be at most that and \
+             near it; yours was {} (a retry number or a ceiling clamped below the cap?)",
+            show(ceiling),
+            show(high),
+        );
     }
     // A cap 1 ns either side of base · 2^k.
     for (cap, ceiling) in [(800 * MS - NS, 800 * MS - NS), (800 * MS + NS, 800 * MS)] {
@@ -166,9 +263,7 @@ fn full_jitter_function() {
     );
     // Nanosecond resolution: a 3 ns ceiling is not rounded away.
     let mut rng = seeded(5);
-    let tiny: BTreeSet<Duration> = (0..400)
-        .map(|_| jitter(0, 3 * NS, SEC, &mut rng))
-        .collect();
+    let tiny: BTreeSet<Duration> = (0..400).map(|_| jitter(0, 3 * NS, SEC, &mut rng)).collect();
     assert!(
         tiny.len() == 4 && tiny.iter().all(|d| *d <= 3 * NS),
         "full_jitter(retry = 0, base 3 ns, cap 1 s) draws uniformly from [0, 3 ns], both ends \

@@ -7,9 +7,12 @@ use exercise::{Action, OnExhausted, Saga, SagaStatus, StepPolicy, StepStatus};
 use super::fixture::{Act, Recorder, policy, run};
 use crate::support::show;
 
+/// `max_attempts` under the checks' policy, stopping when they run out, with a budget of an hour
+/// so that 300 attempts (waits of at most 1 s) fit in it.
 fn stopping(max_attempts: u32) -> StepPolicy {
     StepPolicy {
         max_attempts,
+        total_budget: Duration::from_secs(3_600),
         on_exhausted: OnExhausted::Stop,
         ..policy()
     }
@@ -17,7 +20,8 @@ fn stopping(max_attempts: u32) -> StepPolicy {
 
 #[tokio::test(start_paused = true)]
 async fn one_place() {
-    for max_attempts in [3, 5, 1] {
+    // 300: beyond the caps a loop might hide (10, 100, a u8 counter's 255).
+    for max_attempts in [3, 5, 1, 300] {
         let step = Recorder::scripted("shipping", [Act::Transient]);
         let saga = Saga::new("order-1").step(step.clone(), stopping(max_attempts));
         run(&saga, 1).await;
@@ -40,7 +44,7 @@ async fn one_place() {
 
     // A compensation is retried by the same loop: its client must not retry on its own either.
     // Payment's refund always fails transiently; its execution is one call that succeeds.
-    for max_attempts in [3, 1] {
+    for max_attempts in [3, 1, 300] {
         let payment = Recorder::build("payment", Duration::ZERO, [Act::Ok], [Act::Transient]);
         let shipping = Recorder::scripted("shipping", [Act::Permanent]);
         let saga = Saga::new("order-1")
@@ -64,10 +68,12 @@ async fn one_place() {
     }
 }
 
-/// Payment's policy for the compensation case of [`one_place`]: `max_attempts`, compensate.
+/// Payment's policy for the compensation case of [`one_place`]: `max_attempts`, compensate,
+/// a budget of an hour.
 fn compensating(max_attempts: u32) -> StepPolicy {
     StepPolicy {
         max_attempts,
+        total_budget: Duration::from_secs(3_600),
         ..policy()
     }
 }

@@ -1,34 +1,57 @@
 //! Checks that a server's Retry-After is honoured, within the step's budget.
 
-use exercise::{OnExhausted, Saga, StepPolicy, StepStatus};
+use std::time::Duration;
 
-use super::fixture::{Act, MS, Recorder, SEC, TICK, policy, run};
+use exercise::{CancelToken, OnExhausted, Saga, StepPolicy, StepStatus};
+
+use super::fixture::{Act, MS, Recorder, SEC, TICK, policy, run, run_with};
 use crate::support::{gaps, show, show_all};
 
 #[tokio::test(start_paused = true)]
 async fn honoured() {
     // A hint longer than the cap is still honoured: the server knows best, and it fits the budget.
-    for hint in [1_500 * MS, 5 * SEC] {
+    // The last case is long (2 days, under max_hint 7 days and a 30-day budget): it is slept as
+    // given, not clamped to a minute, an hour or a day.
+    let day = Duration::from_secs(86_400);
+    let cases = [
+        (1_500 * MS, 10 * SEC, 60 * SEC),
+        (5 * SEC, 10 * SEC, 60 * SEC),
+        (2 * day, 7 * day, 30 * day),
+    ];
+    for (hint, max_hint, budget) in cases {
         for seed in 0..5 {
             let step = Recorder::scripted("payment", [Act::RetryAfter(hint), Act::Ok]);
             let policy = StepPolicy {
                 base: 100 * MS,
                 cap: SEC,
-                total_budget: 60 * SEC,
+                total_budget: budget,
+                max_hint,
                 on_exhausted: OnExhausted::Stop,
                 ..policy()
             };
             let saga = Saga::new("order-1").step(step.clone(), policy);
-            let run = run(&saga, seed).await;
+            let limit = budget + 3_600 * SEC;
+            let run = run_with(&saga, seed, &CancelToken::new(), limit)
+                .await
+                .unwrap_or_else(|| {
+                    panic!(
+                        "the first attempt failed with `Retry-After: {}` and the second \
+                         succeeds; your saga was still running after {} of virtual time",
+                        show(hint),
+                        show(limit),
+                    )
+                });
             let gaps = gaps(&step.attempt_instants());
             let first = gaps.first().copied().unwrap_or_default();
             assert!(
                 gaps.len() == 1 && first >= hint && first <= hint + TICK,
-                "the first attempt failed with `Retry-After: {}` (base 100 ms, cap 1 s, budget \
-                 60 s); the second attempt must come exactly {} later, the server's hint \
-                 instead of a jittered backoff. Yours made {} attempt(s), with sleeps {} (seed \
-                 {seed}; the saga ended {:?})",
+                "the first attempt failed with `Retry-After: {}` (base 100 ms, cap 1 s, max_hint \
+                 {}, budget {}); the second attempt must come exactly {} later, the server's \
+                 hint instead of a jittered backoff. Yours made {} attempt(s), with sleeps {} \
+                 (seed {seed}; the saga ended {:?})",
                 show(hint),
+                show(max_hint),
+                show(budget),
                 show(hint),
                 step.attempts(),
                 show_all(&gaps, 4),
@@ -94,9 +117,7 @@ async fn capped_at_max_hint() {
         let run = run(&saga, 3).await;
         let gaps = gaps(&step.attempt_instants());
         let ok = match expected {
-            Some(wait) => {
-                gaps.len() == 1 && gaps[0] >= wait && gaps[0] <= wait + TICK
-            }
+            Some(wait) => gaps.len() == 1 && gaps[0] >= wait && gaps[0] <= wait + TICK,
             None => step.attempts() == 1 && run.ended == step.attempt_instants()[0],
         };
         assert!(

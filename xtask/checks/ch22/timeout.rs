@@ -93,4 +93,36 @@ async fn hung_attempt_cut() {
             payment.times_undone(),
         );
     }
+    // A long per-attempt timeout is kept as given: a hung attempt is cut at 2 hours, not at a
+    // minute or an hour.
+    let long = StepPolicy {
+        base: 100 * MS,
+        per_attempt_timeout: 7_200 * SEC,
+        total_budget: 86_400 * SEC,
+        on_exhausted: OnExhausted::Stop,
+        ..super::fixture::policy()
+    };
+    let step = Recorder::scripted("payment", [Act::Hang, Act::Ok]);
+    let saga = Saga::new("order-1").step(step.clone(), long);
+    let limit = 2 * 86_400 * SEC;
+    let run = run_with(&saga, 4, &CancelToken::new(), limit).await;
+    let starts: Vec<Duration> = step
+        .attempt_instants()
+        .iter()
+        .map(|at| run.as_ref().map_or(Duration::ZERO, |run| run.at(*at)))
+        .collect();
+    let second = starts.get(1).copied().unwrap_or_default();
+    assert!(
+        starts.len() == 2 && second >= 7_200 * SEC && second <= 7_200 * SEC + 100 * MS + TICK,
+        "the first attempt hangs and per_attempt_timeout is 2 h (budget 1 day): it must be cut \
+         off at exactly 2 h, the policy's limit, and retried after a full-jitter sleep of at \
+         most 100 ms, so the second attempt starts between 2 h and 2 h 100 ms. Yours started \
+         attempts at {}{}",
+        show_all(&starts, 6),
+        if run.is_none() {
+            " and was still running after 2 days"
+        } else {
+            ""
+        },
+    );
 }
