@@ -13,6 +13,9 @@ use crate::fixture::{
     mark_sent, reschedule, row_in, span,
 };
 
+/// A day, for leases far longer than the checks' usual 30 s.
+const DAY: Millis = 24 * 60 * MINUTE;
+
 /// Only pending rows whose `next_retry_at` has come (or is NULL) are claimed.
 pub fn claims_only_due_rows<D: Db>(db: &D) {
     let base = T0 - MINUTE;
@@ -108,6 +111,29 @@ pub fn claims_oldest_first_up_to_limit<D: Db>(db: &D) {
         "a claim with limit 0 must take nothing; yours took rows {}",
         ids(&ids_of(&none))
     );
+    // The limit is the caller's, however large: a backlog of 2,500 more rows, claimed 2,000 and
+    // then up to 5,000 at a time, past any round number (100, 1,000, 1,024) a store might keep
+    // as a ceiling of its own.
+    let backlog: Vec<Seed> = (101..=2_600)
+        .map(|id| Seed::new(id, base + 50 * SECOND + id))
+        .collect();
+    D::seed_with(&mut *store, &backlog);
+    for (worker, limit, first, last) in [("e", 2_000, 101, 2_100), ("f", 5_000, 2_101, 2_600)] {
+        let claimed = ids_of(&claim(&mut *store, worker, T0, LEASE, limit));
+        assert!(
+            claimed.iter().copied().eq(first..=last),
+            "with 2,500 more rows due (ids 101 to 2600, oldest first), worker {worker:?} claimed \
+             with limit {limit} and got {} row(s){}; expected rows {first} to {last}, the {} \
+             oldest free rows, in due order. The limit is the caller's, with no ceiling of the \
+             store's own",
+            claimed.len(),
+            match (claimed.first(), claimed.last()) {
+                (Some(low), Some(high)) => format!(", rows {low} to {high}"),
+                _ => String::new(),
+            },
+            last - first + 1,
+        );
+    }
 }
 
 /// The claim writes `locked_by = worker` and `locked_until = now + lease_ms`, returns the rows
@@ -166,6 +192,27 @@ pub fn writes_the_lease<D: Db>(db: &D) {
             at_opt(expected_retry),
         );
     }
+    // The lease is as long as the caller asks, with no ceiling of the store's own (a minute,
+    // an hour, a day, i32::MAX milliseconds): 30 days, while rows 1 to 3 are still held.
+    db.seed(&[Seed::new(4, T0)]);
+    let later = now + SECOND;
+    let long = 30 * DAY;
+    let claimed = claim(&mut *db.main(), "relay-8", later, long, 10);
+    let table = db.row(4);
+    assert!(
+        ids_of(&claimed) == [4]
+            && claimed[0].locked_until == Some(later + long)
+            && table.locked_until == Some(later + long),
+        "claim_due(worker = \"relay-8\", now = {}, lease_ms = 30 days) should lease row 4 until \
+         {} (now + lease_ms); it returned {} and the table holds row 4 with {}",
+        at(later),
+        at(later + long),
+        match claimed.first() {
+            Some(row) => format!("row {} with {}", row.id, lease(row)),
+            None => "no row".to_owned(),
+        },
+        lease(&table),
+    );
 }
 
 /// Rows under a valid lease are not claimed by anyone else, up to the last millisecond.
@@ -445,10 +492,20 @@ pub fn reschedule_gives_the_row_back<D: Db>(db: &D) {
             .with_status(Status::Failed)
             .leased("a", T0 + MINUTE)],
     );
-    let revived = reschedule(&mut *store, 4, "a", T0 + 11 * SECOND, T0 + 20 * SECOND, error);
+    let revived = reschedule(
+        &mut *store,
+        4,
+        "a",
+        T0 + 11 * SECOND,
+        T0 + 20 * SECOND,
+        error,
+    );
     let row = row_in::<D>(&mut store, 4);
     assert!(
-        !revived && row.status == Status::Failed && row.attempts == 0 && row.next_retry_at.is_none(),
+        !revived
+            && row.status == Status::Failed
+            && row.attempts == 0
+            && row.next_retry_at.is_none(),
         "row 4 is 'failed' (given up on), though worker \"a\" still holds a valid lease on it; \
          reschedule(4, \"a\", T0 + 11 s, …) must return false and change nothing (only a \
          pending row is rescheduled), but it returned {revived} and the row has status '{}', \
@@ -547,7 +604,12 @@ fn broker_refuses(row: &OutboxRow) -> bool {
 
 /// One worker: claim a batch, publish each row, mark it sent or reschedule it; until the outbox
 /// has no pending row left. A panic in the learner's code stops the run with its message.
-fn work<S: OutboxStore>(run: &Run, store: &mut S, worker: &'static str, pending: fn(&mut S) -> i64) {
+fn work<S: OutboxStore>(
+    run: &Run,
+    store: &mut S,
+    worker: &'static str,
+    pending: fn(&mut S) -> i64,
+) {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         while !run.done.load(Ordering::SeqCst) {
             let now = run.tick(MS);
@@ -575,12 +637,21 @@ fn work<S: OutboxStore>(run: &Run, store: &mut S, worker: &'static str, pending:
                     ));
                 }
                 let until = row.locked_until.unwrap_or(now);
-                held.push(Held { id: row.id, worker, from: now, until });
+                held.push(Held {
+                    id: row.id,
+                    worker,
+                    from: now,
+                    until,
+                });
             }
             for (row, lease) in batch.iter().zip(held.iter_mut()) {
                 let t = run.tick(MS);
                 let refused = broker_refuses(row);
-                run.broker.lock().unwrap().push(Publish { id: row.id, worker, refused });
+                run.broker.lock().unwrap().push(Publish {
+                    id: row.id,
+                    worker,
+                    refused,
+                });
                 let given_back = if refused {
                     let retry = t + 50 * MS + (row.id % 13) * 10 * MS;
                     reschedule(store, row.id, worker, t, retry, "503 Service Unavailable")
@@ -623,14 +694,21 @@ pub fn run_workers<D: Db>(db: &D) -> Report {
         batch.len()
     );
     for row in batch.iter().take(PUBLISHED_BEFORE_CRASH) {
-        run.broker.lock().unwrap().push(Publish { id: row.id, worker: CRASHER, refused: false });
+        run.broker.lock().unwrap().push(Publish {
+            id: row.id,
+            worker: CRASHER,
+            refused: false,
+        });
     }
-    run.held.lock().unwrap().extend(batch.iter().map(|row| Held {
-        id: row.id,
-        worker: CRASHER,
-        from: T0,
-        until: T0 + WORKER_LEASE,
-    }));
+    run.held
+        .lock()
+        .unwrap()
+        .extend(batch.iter().map(|row| Held {
+            id: row.id,
+            worker: CRASHER,
+            from: T0,
+            until: T0 + WORKER_LEASE,
+        }));
     let stores: Vec<D::Store> = WORKERS.iter().map(|_| db.connect()).collect();
     std::thread::scope(|scope| {
         for (worker, mut store) in WORKERS.iter().zip(stores) {
@@ -660,7 +738,12 @@ pub fn run_workers<D: Db>(db: &D) -> Report {
 
 /// The ids the broker accepted at least once.
 fn accepted(report: &Report) -> BTreeSet<i64> {
-    report.broker.iter().filter(|p| !p.refused).map(|p| p.id).collect()
+    report
+        .broker
+        .iter()
+        .filter(|p| !p.refused)
+        .map(|p| p.id)
+        .collect()
 }
 
 /// Every row reached the broker at least once.
@@ -758,7 +841,11 @@ pub fn crashed_leases_are_reclaimed(report: &Report) {
         .map(|p| p.id)
         .collect();
     let first_ten = &report.crashed[..PUBLISHED_BEFORE_CRASH];
-    let missing: Vec<i64> = first_ten.iter().copied().filter(|id| !again.contains(id)).collect();
+    let missing: Vec<i64> = first_ten
+        .iter()
+        .copied()
+        .filter(|id| !again.contains(id))
+        .collect();
     assert!(
         missing.is_empty(),
         "{}: the crasher published rows {} but died before marking them, so they must be \
