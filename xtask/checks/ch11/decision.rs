@@ -10,6 +10,7 @@ const MS: Duration = Duration::from_millis(1);
 const SECOND: Duration = Duration::from_secs(1);
 const MINUTE: Duration = Duration::from_secs(60);
 const HOUR: Duration = Duration::from_secs(3_600);
+const DAY: Duration = Duration::from_secs(86_400);
 
 /// A decision for a message: `Sleep(2 s)` or `GiveUp`.
 fn shown(decision: Decision) -> String {
@@ -86,6 +87,12 @@ fn no_hint_uses_backoff() {
         "max_hint caps the server's hints, not the client's own backoff, which has its own cap \
          (chapter 7): without a hint the wait is the backoff as it is",
     );
+    expect(
+        (None, 3 * DAY, 30 * SECOND, 365 * DAY),
+        Decision::Sleep(3 * DAY),
+        "a backoff of 3 days within a year of budget is slept as it is: next_delay caps no \
+         backoff, at a minute, an hour or a day",
+    );
 }
 
 #[test]
@@ -137,6 +144,18 @@ fn hint_capped() {
              server; the budget is large enough here",
         );
     }
+    expect(
+        (Some(3 * DAY), 100 * MS, 7 * DAY, 365 * DAY),
+        Decision::Sleep(3 * DAY),
+        "a hint of 3 days below a max_hint of 7 days, with a year of budget, is followed as it \
+         is: max_hint is the only cap on a hint, no hour or day of the function's own",
+    );
+    expect(
+        (Some(2 * SECOND), 100 * MS, Duration::ZERO, HOUR),
+        Decision::Sleep(Duration::ZERO),
+        "a max_hint of zero accepts no wait from a server, so the hint capped at it is zero; \
+         zero is a cap like any other, not \"no cap\"",
+    );
 }
 
 #[test]

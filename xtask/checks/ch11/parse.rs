@@ -153,6 +153,15 @@ fn date_from_received_at() {
         "received 2.25 s before the date: the wait is the date minus received_at, to the \
          nanosecond, not a difference of whole seconds",
     );
+    // A date decades away is measured as it is: capping a hint is next_delay's job (max_hint),
+    // not the parser's, so no day or year cap here.
+    expect(
+        value,
+        UNIX_EPOCH,
+        Some(Duration::from_secs(RFC_EXAMPLE_DATE)),
+        "received at the Unix epoch, 30 years before the date: the wait is the whole 30 years \
+         (946,684,799 s), not a day or a year",
+    );
 }
 
 #[test]

@@ -12,6 +12,7 @@ use crate::support::{show, show_all};
 const MS: Duration = Duration::from_millis(1);
 const SECOND: Duration = Duration::from_secs(1);
 const HOUR: Duration = Duration::from_secs(3_600);
+const DAY: Duration = Duration::from_secs(86_400);
 
 /// `Fri, 31 Dec 1999 23:57:59 GMT`: where the test server's wall clock starts.
 const CLOCK_START: u64 = 946_684_679;
@@ -150,6 +151,27 @@ async fn follows_hints() {
         show_all(&waits, 5),
         run.result(),
     );
+    // Long hints within a long budget are followed as asked: the loop caps nothing of its own
+    // (no sleep cut to an hour, no budget cut to a day or kept in u32 milliseconds). Paused
+    // clock: the days pass in microseconds.
+    let script = vec![
+        Reply::Fail(Some("10800")),
+        Reply::Fail(Some("259200")),
+        Reply::Succeed,
+    ];
+    let (max_hint, budget) = (30 * DAY, 100 * DAY);
+    let run = self::run(script, Duration::ZERO, 10, max_hint, budget).await;
+    let waits = run.server.waits();
+    let expected = [3 * HOUR, 3 * DAY];
+    assert!(
+        run.result.as_ref().ok() == Some(&3) && waits == expected,
+        "a server answers `Retry-After: 10800` (3 h), then `Retry-After: 259200` (3 days), then \
+         Ok; with max_hint = 30 days and a budget of 100 days both hints fit, so the loop should \
+         wait {} and return Ok(3); yours waited {} and returned {}",
+        show_all(&expected, 5),
+        show_all(&waits, 5),
+        run.result(),
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -255,6 +277,21 @@ async fn hint_keeps_attempt_limit() {
             show(trailing),
         );
     }
+    // Below the limit the loop goes on: 299 failures, each with `Retry-After: 0`, then Ok. With
+    // max_attempts = 300 the 300th call succeeds (a loop that stops after 100 calls of its own
+    // changes the count too).
+    let mut script = vec![Reply::Fail(Some("0")); 299];
+    script.push(Reply::Succeed);
+    let run = run(script, 10 * MS, 300, 30 * SECOND, HOUR).await;
+    assert!(
+        run.result.as_ref().ok() == Some(&300) && run.server.count() == 300,
+        "299 responses carry `Retry-After: 0` and the 300th call succeeds; with max_attempts = \
+         300 and an hour of budget the loop should make all 300 calls and return Ok(300); yours \
+         made {} call(s) and returned {}. The limit is max_attempts, not a number of the loop's \
+         own",
+        run.server.count(),
+        run.result(),
+    );
 }
 
 #[tokio::test(start_paused = true)]
