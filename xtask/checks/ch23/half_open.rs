@@ -21,12 +21,13 @@ async fn opened_with(
 
 #[tokio::test(start_paused = true)]
 async fn exactly_n_probes_at_once() {
-    for probes in [1u32, 3, 10] {
+    // 300 probes among 400 callers: beyond the caps a breaker might hide (10, a u8's 255).
+    for (probes, callers) in [(1u32, 25u32), (3, 25), (10, 25), (300, 400)] {
         let breaker = opened_with(probes, 30 * SEC).await;
         tokio::time::advance(30 * SEC).await;
         let started = Started::default();
         let mut tasks = Vec::new();
-        for _ in 0..25 {
+        for _ in 0..callers {
             let (breaker, started) = (breaker.clone(), started.clone());
             tasks.push(tokio::spawn(async move {
                 let seen = call(&breaker, &started, true, SEC).await;
@@ -50,11 +51,18 @@ async fn exactly_n_probes_at_once() {
         }
         assert_eq!(
             (started.get(), refused),
-            (probes, 25 - probes),
-            "25 tasks called the half-open breaker at once (half_open_probes = {probes}, each \
-             probe takes 1 s): {} reached the dependency and {refused} were refused; exactly \
-             {probes} probes may go through, the others are refused",
+            (probes, callers - probes),
+            "{callers} tasks called the half-open breaker at once (half_open_probes = {probes}, \
+             each probe takes 1 s): {} reached the dependency and {refused} were refused; \
+             exactly {probes} probes may go through, the others are refused",
             started.get()
+        );
+        let verdict = state(&breaker);
+        assert_eq!(
+            verdict,
+            State::Closed,
+            "all {probes} probes (half_open_probes = {probes}) succeeded, so the breaker should \
+             be Closed; it is {verdict:?}"
         );
     }
 }

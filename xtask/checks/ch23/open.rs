@@ -63,7 +63,8 @@ async fn concurrent_callers_are_refused_too() {
 
 #[tokio::test(start_paused = true)]
 async fn break_ends_exactly_on_time() {
-    for break_duration in [30 * SEC, Duration::from_millis(1_500)] {
+    // 2 days: beyond the caps a breaker might hide (5 minutes, an hour).
+    for break_duration in [30 * SEC, Duration::from_millis(1_500), 2 * 86_400 * SEC] {
         let mut config = config(50, 4, Window::Count(4));
         config.break_duration = break_duration;
         let breaker = opened(config).await;

@@ -23,6 +23,8 @@ async fn not_before_minimum_calls() {
         config(50, 5, Window::Count(10)),
         config(100, 20, Window::Count(20)),
         config(1, 7, Window::Time(60 * SEC)),
+        // Beyond the caps a breaker might hide (100 calls, a u8 counter's 255).
+        config(50, 300, Window::Count(300)),
     ];
     for config in cases {
         let minimum = config.minimum_calls as usize;
@@ -152,6 +154,22 @@ async fn count_window_larger_than_minimum() {
         describe(&config),
         spaced(script)
     );
+    // A large window holds all its n outcomes: 900 successes, then failures. The last 1,200
+    // calls are half failures only at the 600th failure; a window cut to 1,000 (or 100)
+    // outcomes reaches 50 % at the 500th (or 50th).
+    let config = super::fixture::config(50, 4, Window::Count(1_200));
+    let script = "S".repeat(900) + &"F".repeat(600);
+    let states = states_after(config, &script).await;
+    let first_open = states.iter().position(|s| *s == State::Open).map(|at| at + 1);
+    assert_eq!(
+        first_open,
+        Some(1_500),
+        "with {}, 900 successes then 600 failures: the last 1,200 calls reach 50 % failures \
+         only at the 600th failure (call 1,500), so the breaker must first be Open after call \
+         1,500; yours first was after call {first_open:?}. The window holds all n \
+         outcomes of Window::Count(n), however large n is",
+        describe(&config),
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -179,10 +197,13 @@ async fn window_slides_one_call_at_a_time() {
     );
 }
 
-/// A 10 s time window with a minimum of 3 calls: a failure at 0 s, a failure at 1 s, then,
+/// A time window of `span` with a minimum of 3 calls: a failure at 0 s, a failure at 1 s, then,
 /// `later` after that second failure, a success and a failure. Returns the config and the state.
-async fn failures_then_success_and_failure(later: Duration) -> (exercise::BreakerConfig, State) {
-    let config = config(50, 3, Window::Time(10 * SEC));
+async fn failures_then_success_and_failure(
+    span: Duration,
+    later: Duration,
+) -> (exercise::BreakerConfig, State) {
+    let config = config(50, 3, Window::Time(span));
     let breaker = breaker(config);
     run(&breaker, "F").await;
     tokio::time::advance(SEC).await;
@@ -195,7 +216,7 @@ async fn failures_then_success_and_failure(later: Duration) -> (exercise::Breake
 #[tokio::test(start_paused = true)]
 async fn time_window_forgets_at_exact_age() {
     // The second failure is exactly 10 s old: it has left the window.
-    let (config, now) = failures_then_success_and_failure(10 * SEC).await;
+    let (config, now) = failures_then_success_and_failure(10 * SEC, 10 * SEC).await;
     assert_eq!(
         now,
         State::Closed,
@@ -204,12 +225,25 @@ async fn time_window_forgets_at_exact_age() {
          outcomes (fewer than the minimum of 3); the breaker should stay Closed, it is {now:?}",
         describe(&config)
     );
+    // The same with a window of 2 days: the failure leaves it at 2 days exactly.
+    let (config, now) = failures_then_success_and_failure(2 * DAY, 2 * DAY).await;
+    assert_eq!(
+        now,
+        State::Closed,
+        "with {}: a failure at 0 s, a failure at 1 s, then 2 days after that a success and a \
+         failure. The failure of 1 s is exactly 2 days old, so it has left the window, which \
+         holds 2 outcomes (fewer than the minimum of 3); the breaker should stay Closed, it is \
+         {now:?}",
+        describe(&config)
+    );
 }
+
+const DAY: Duration = Duration::from_secs(86_400);
 
 #[tokio::test(start_paused = true)]
 async fn time_window_keeps_younger_outcomes() {
     // One nanosecond short of 10 s: the failure of 1 s still counts.
-    let (config, now) = failures_then_success_and_failure(10 * SEC - Duration::from_nanos(1)).await;
+    let (config, now) = failures_then_success_and_failure(10 * SEC, 10 * SEC - NS).await;
     assert_eq!(
         now,
         State::Open,
@@ -217,6 +251,40 @@ async fn time_window_keeps_younger_outcomes() {
          11 s. The failure of 1 s is still younger than 10 s, so the window holds F S F (67 %, 3 \
          outcomes): the breaker should be Open, it is {now:?}. Outcomes leave a time window \
          when they are exactly its span old, not earlier",
+        describe(&config)
+    );
+    // A long window keeps its span, not a minute's or an hour's: 1 ns short of 2 days, the
+    // failure of 1 s still counts.
+    let (config, now) = failures_then_success_and_failure(2 * DAY, 2 * DAY - NS).await;
+    assert_eq!(
+        now,
+        State::Open,
+        "with {}: a failure at 0 s, a failure at 1 s, then a success and a failure 1 ns short of \
+         2 days later. The failure of 1 s is still younger than the window's 2 days, so the \
+         window holds F S F (67 %, 3 outcomes): the breaker should be Open, it is {now:?}. A \
+         time window keeps its whole span, however long",
+        describe(&config)
+    );
+    // A busy window keeps every outcome of its span: 600 successes and then failures, all
+    // within one instant. 50 % is reached at the 600th failure; a window that keeps at most
+    // 1,000 outcomes reaches it at the 500th.
+    let config = super::fixture::config(50, 4, Window::Time(10 * SEC));
+    let breaker = breaker(config);
+    run(&breaker, &"S".repeat(600)).await;
+    let mut first_open = None;
+    for failure in 1..=600 {
+        run(&breaker, "F").await;
+        if state(&breaker) == State::Open {
+            first_open = Some(failure);
+            break;
+        }
+    }
+    assert_eq!(
+        first_open,
+        Some(600),
+        "with {}: 600 successes, then failures, all at the same instant. Every outcome is \
+         younger than 10 s, so the rate reaches 50 % only at the 600th failure; yours opened \
+         at failure {first_open:?}. A time window holds every outcome of its span, however many",
         describe(&config)
     );
 }

@@ -12,7 +12,19 @@ async fn a_call_at_the_slow_threshold_is_a_failure() {
     let slow = 2 * SEC;
     let mut config = config(50, 2, Window::Count(2));
     config.slow_call = Some(slow);
-    for (latency, should_open) in [(slow, true), (slow - MS, false), (slow + 3 * SEC, true)] {
+    // slow_call = 2 h as well: a call of 90 s is not slow under it, one of 2 h is.
+    let mut long = config;
+    long.slow_call = Some(7_200 * SEC);
+    let cases = [
+        (config, slow, true),
+        (config, slow - MS, false),
+        (config, slow + 3 * SEC, true),
+        (long, 90 * SEC, false),
+        (long, 7_200 * SEC - MS, false),
+        (long, 7_200 * SEC, true),
+    ];
+    for (config, latency, should_open) in cases {
+        let slow = config.slow_call.unwrap_or_default();
         let breaker = breaker(config);
         let started = Started::default();
         let first = call(&breaker, &started, true, latency).await;
