@@ -158,14 +158,24 @@ async fn reports_every_outcome() {
 
 #[tokio::test]
 async fn asks_before_each_retry() {
-    // (failures recorded before the request, attempts, calls expected, why)
+    // (max_tokens, failures recorded before the request, attempts, calls expected, why)
     let cases = [
-        (5, 5, 1, "5.000 tokens: not above 5, so no retry at all"),
-        (3, 10, 2, "7.000 tokens: the first failure leaves 6 (retry), the second 5 (refused)"),
-        (0, 10, 5, "10.000 tokens: retries while 9, 8, 7, 6 are left; refused at 5"),
+        (10.0, 5, 5, 1, "5.000 tokens: not above 5, so no retry at all"),
+        (10.0, 3, 10, 2, "7.000 tokens: the first failure leaves 6 (retry), the second 5 (refused)"),
+        (10.0, 0, 10, 5, "10.000 tokens: retries while 9, 8, 7, 6 are left; refused at 5"),
+        // A budget of 1,000 tokens and a request allowed 1,000 attempts: the budget stops it
+        // after 500 calls, not a limit of 10 or 100 calls of the loop's own.
+        (
+            1_000.0,
+            0,
+            1_000,
+            500,
+            "1,000.000 tokens (max_tokens = 1,000): retries while 999 … 501 are left; refused \
+             at 500",
+        ),
     ];
-    for (drained, attempts, expected, why) in cases {
-        let budget = budget(10.0, 0.1);
+    for (max_tokens, drained, attempts, expected, why) in cases {
+        let budget = budget(max_tokens, 0.1);
         for _ in 0..drained {
             apply(&budget, Event::Failure);
         }
