@@ -20,6 +20,7 @@ mod runner;
 mod sandbox;
 mod shipped;
 mod shown_answers;
+mod suite_rules;
 mod suites;
 mod system;
 mod term;

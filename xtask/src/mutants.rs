@@ -226,7 +226,7 @@ fn apply(mutant: &Mutant, files: &mut [(String, String)]) -> Result<()> {
 }
 
 /// The solution's source files (src/, tests/, examples/), as (relative path, text).
-fn crate_files(dir: &Path) -> Result<Vec<(String, String)>> {
+pub fn crate_files(dir: &Path) -> Result<Vec<(String, String)>> {
     let mut files = Vec::new();
     for folder in ["src", "tests", "examples"] {
         collect(dir, &dir.join(folder), &mut files)?;

@@ -17,7 +17,8 @@ use crate::mutants::{self, CrateCopy, Mutant};
 use crate::runner::{self, Outcome, RunTo};
 use crate::sandbox::{Ending, Limits};
 use crate::shipped::Shipped;
-use crate::util::stable_hash;
+use crate::suite_rules;
+use crate::util::{Shuffler, stable_hash};
 use crate::workbook::{LearnerTests, SUITE_FAST, SUITE_GREEN, kill_check_id};
 
 /// What one run of the suite showed.
@@ -108,10 +109,37 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
     } else {
         failed(not_green(&run))
     };
-    let slots = Slots::prepare(workbook, &graded.dir, &base, &package)?;
-    if green && let Some(message) = suite.fails_on_a_rewrite(&slots, rubric)? {
+    if green && let Some(message) = suite_rules::refusal(&suite.own_files(&shipped)?, &under_test) {
         green = false;
         green_outcome = failed(message);
+    }
+    let slots = Slots::prepare(workbook, &graded.dir, &base, &package)?;
+    let all = mutants::load_all(&rubric.mutants_dir(workbook, chapter))?;
+    let mut killed: Vec<Option<Outcome>> = vec![None; all.len()];
+    if green {
+        let rewrites = spec
+            .rewrites
+            .iter()
+            .map(|file| mutants::load(&rubric.dir.join(file)))
+            .collect::<Result<Vec<_>>>()?;
+        let trials = trial_order(
+            &rewrites,
+            &all,
+            slots.members.len(),
+            &mut Shuffler::unpredictable(),
+        );
+        let runs = suite.build_and_run_in_slots(&slots, &trials)?;
+        for (trial, run) in trials.iter().zip(runs) {
+            match trial {
+                Trial::Rewrite(rewrite) => {
+                    if green && let Some(message) = fails_on_rewrite(rewrite, &run) {
+                        green = false;
+                        green_outcome = failed(message);
+                    }
+                }
+                Trial::Mutant(index, mutant) => killed[*index] = Some(kill_outcome(mutant, run)),
+            }
+        }
     }
     let mut results = vec![
         row(rubric, SUITE_GREEN, green_outcome, &run),
@@ -134,39 +162,16 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
             &run,
         ),
     ];
-    let all = mutants::load_all(&rubric.mutants_dir(workbook, chapter))?;
-    if green {
-        let copies: Vec<&Mutant> = all.iter().collect();
-        // A mutant only asks whether the suite stays green: its run stops at the first failure.
-        let runs =
-            suite.build_and_run_in_slots(&slots, &copies, "hidden mutants", RunTo::FirstFailure)?;
-        for (mutant, mutant_run) in all.iter().zip(runs) {
-            let outcome = match mutant_run {
-                BuildOutcome::Built(mutant_run) if mutant_run.green() => failed(format!(
-                    "a hidden mutant survived your tests — {}. All {} of your tests passed on it; \
-                     add a test that fails when the code does this",
-                    lower_first(&mutant.description),
-                    mutant_run.passed
-                )),
-                BuildOutcome::Built(_) => Outcome::Passed,
-                BuildOutcome::Failed(_) => Outcome::Crashed {
-                    reason: format!(
-                        "mutant {} does not compile (an author's error, not yours)",
-                        mutant.name
-                    ),
-                },
-            };
-            results.push(row(rubric, &kill_check_id(&mutant.name), outcome, &run));
-        }
-    } else {
-        for mutant in &all {
-            results.push(row(
-                rubric,
-                &kill_check_id(&mutant.name),
-                failed("not run: your tests must first pass on the correct code".to_owned()),
-                &run,
-            ));
-        }
+    for (mutant, outcome) in all.iter().zip(killed) {
+        let outcome = match outcome {
+            Some(outcome) if green => outcome,
+            _ => failed(
+                "not counted: your tests must first pass on the correct code and on every copy \
+                 of it written differently"
+                    .to_owned(),
+            ),
+        };
+        results.push(row(rubric, &kill_check_id(&mutant.name), outcome, &run));
     }
     let building = Duration::from_micros(suite.building_micros.load(Ordering::Relaxed));
     report.compile_ms = building.as_millis() as u64;
@@ -287,6 +292,108 @@ fn row(
     }
 }
 
+/// One run of the suite in a slot: on a rewrite of the code under test (the same behaviour,
+/// other text), where it must stay green, or on a mutant, which it should catch.
+#[derive(Clone, Copy)]
+enum Trial<'a> {
+    Rewrite(&'a Mutant),
+    /// The mutant and its place among the chapter's mutants.
+    Mutant(usize, &'a Mutant),
+}
+
+impl<'a> Trial<'a> {
+    fn copy(&self) -> &'a Mutant {
+        match *self {
+            Trial::Rewrite(copy) | Trial::Mutant(_, copy) => copy,
+        }
+    }
+
+    /// A mutant only asks whether the suite stays green: its run stops at the first failure.
+    fn run_to(&self) -> RunTo {
+        match self {
+            Trial::Rewrite(_) => RunTo::End,
+            Trial::Mutant(..) => RunTo::FirstFailure,
+        }
+    }
+}
+
+/// The order of a grading's runs over `slots` slots: every rewrite once in each slot, and the
+/// mutants dealt among the slots, each slot's runs shuffled. Copy `i` is built in slot
+/// `i % slots` (see [`in_turns`]), so nothing but the code under test tells a rewrite from a
+/// mutant: not the folder, not the package, not the place in the grading (a suite that counted
+/// its runs in a file would otherwise know that the rewrites come first).
+fn trial_order<'a>(
+    rewrites: &'a [Mutant],
+    mutants: &'a [Mutant],
+    slots: usize,
+    shuffler: &mut Shuffler,
+) -> Vec<Trial<'a>> {
+    let slots = slots.max(1);
+    let mut dealt: Vec<Trial> = mutants
+        .iter()
+        .enumerate()
+        .map(|(i, m)| Trial::Mutant(i, m))
+        .collect();
+    shuffler.shuffle(&mut dealt);
+    let mut per_slot: Vec<Vec<Trial>> = (0..slots)
+        .map(|_| rewrites.iter().map(Trial::Rewrite).collect())
+        .collect();
+    // Dealt from the first slot: the slots with one run more come first, so that the last,
+    // partial row of the order still puts copy `i` in slot `i % slots`.
+    for (i, trial) in dealt.into_iter().enumerate() {
+        per_slot[i % slots].push(trial);
+    }
+    for runs in &mut per_slot {
+        shuffler.shuffle(runs);
+    }
+    let rows = per_slot.iter().map(Vec::len).max().unwrap_or(0);
+    (0..rows)
+        .flat_map(|row| {
+            per_slot
+                .iter()
+                .filter_map(move |runs| runs.get(row).copied())
+        })
+        .collect()
+}
+
+/// Why the suite is not green on `rewrite`, or `None` when it is.
+fn fails_on_rewrite(rewrite: &Mutant, run: &BuildOutcome<SuiteRun>) -> Option<String> {
+    match run {
+        BuildOutcome::Built(run) if run.green() => None,
+        BuildOutcome::Built(run) => Some(format!(
+            "your tests pass on the shipped code but not on a copy of it that behaves exactly the \
+             same and is only written differently ({}); {}. A test must check what the code \
+             does, never its text",
+            rewrite.description,
+            lower_first(&not_green(run)),
+        )),
+        BuildOutcome::Failed(_) => Some(format!(
+            "your tests do not compile against a copy of the code under test that is only \
+             written differently ({}): they must use its public items only",
+            rewrite.description,
+        )),
+    }
+}
+
+/// Whether the suite caught `mutant`, from its run on it.
+fn kill_outcome(mutant: &Mutant, run: BuildOutcome<SuiteRun>) -> Outcome {
+    match run {
+        BuildOutcome::Built(run) if run.green() => failed(format!(
+            "a hidden mutant survived your tests — {}. All {} of your tests passed on it; add a \
+             test that fails when the code does this",
+            lower_first(&mutant.description),
+            run.passed
+        )),
+        BuildOutcome::Built(_) => Outcome::Passed,
+        BuildOutcome::Failed(_) => Outcome::Crashed {
+            reason: format!(
+                "mutant {} does not compile (an author's error, not yours)",
+                mutant.name
+            ),
+        },
+    }
+}
+
 /// One learner's suite and the code it tests.
 struct Suite<'a> {
     workbook: &'a crate::workbook::Workbook,
@@ -300,55 +407,14 @@ struct Suite<'a> {
 }
 
 impl Suite<'_> {
-    /// Runs the suite on each rewrite of the code under test that the rubric names (the same
-    /// behaviour, other text), and says why the suite is not green when it fails on one.
-    fn fails_on_a_rewrite(
-        &self,
-        slots: &Slots,
-        rubric: &crate::workbook::Rubric,
-    ) -> Result<Option<String>> {
-        for file in &self.spec.rewrites {
-            let rewrite = mutants::load(&rubric.dir.join(file))?;
-            // Built in every slot, exactly where and as the mutants are.
-            let copies = vec![&rewrite; slots.members.len()];
-            let what = "copies of the code written differently";
-            for run in self.build_and_run_in_slots(slots, &copies, what, RunTo::End)? {
-                match run {
-                    BuildOutcome::Built(run) if run.green() => {}
-                    BuildOutcome::Built(run) => {
-                        return Ok(Some(format!(
-                            "your tests pass on the shipped code but not on a copy of it that \
-                             behaves exactly the same and is only written differently ({}); {}. \
-                             A test must check what the code does, never its text",
-                            rewrite.description,
-                            lower_first(&not_green(&run)),
-                        )));
-                    }
-                    BuildOutcome::Failed(_) => {
-                        return Ok(Some(format!(
-                            "your tests do not compile against a copy of the code under test \
-                             that is only written differently ({}): they must use its public \
-                             items only",
-                            rewrite.description,
-                        )));
-                    }
-                }
-            }
-        }
-        Ok(None)
-    }
-
-    /// Builds and runs the suite on each copy, [`ROUND`] at a time (see [`in_turns`]): one
-    /// cargo run builds a round's copies side by side. A round that does not compile is built
-    /// again one copy at a time, so that each copy's failure is its own. The outcomes come in
-    /// the order of `copies`. The status line counts the copies (`what` they are) instead of
-    /// cargo's crates.
+    /// Builds and runs the suite on each trial's copy, [`ROUND`] at a time (see [`in_turns`]):
+    /// one cargo run builds a round's copies side by side. A round that does not compile is
+    /// built again one copy at a time, so that each copy's failure is its own. The outcomes come
+    /// in the order of `trials`.
     fn build_and_run_in_slots(
         &self,
         slots: &Slots,
-        copies: &[&Mutant],
-        what: &str,
-        run_to: RunTo,
+        trials: &[Trial],
     ) -> Result<Vec<BuildOutcome<SuiteRun>>> {
         // Cargo loads every member of the workspace, so each slot must hold a crate from the
         // start.
@@ -363,42 +429,65 @@ impl Suite<'_> {
         };
         let mut started = 0;
         let outcomes = in_turns(
-            copies,
+            trials,
             slots.members.len() / ROUND,
             |first, round| {
                 started += round.len();
                 if self.build.show_progress {
+                    // One count for rewrites and mutants alike: the status line tells nothing
+                    // of which is which either.
                     harness::show_status(&format!(
-                        "Running your tests on {what}: {started} of {}",
-                        copies.len()
+                        "Running your tests on copies of the code: {started} of {}",
+                        trials.len()
                     ));
                 }
                 let members = &slots.members[first..first + round.len()];
-                for ((dir, package), mutant) in members.iter().zip(round) {
-                    self.write_copy(dir, package, Some(mutant), true)?;
+                for ((dir, package), trial) in members.iter().zip(round) {
+                    self.write_copy(dir, package, Some(trial.copy()), true)?;
                 }
                 let packages: Vec<&str> = members.iter().map(|(_, p)| p.as_str()).collect();
-                match self.build(&slots.root, &packages, quiet)? {
-                    BuildOutcome::Built(built) => members
-                        .iter()
-                        .map(|(dir, _)| Ok(BuildOutcome::Built(binaries_of(&built.binaries, dir)?)))
-                        .collect(),
-                    BuildOutcome::Failed(_) => members
-                        .iter()
-                        .map(|(_, package)| {
-                            Ok(self
-                                .build(&slots.root, &[package], quiet)?
-                                .map(|built| built.binaries))
-                        })
-                        .collect(),
-                }
+                let built: Vec<BuildOutcome<Vec<harness::Executable>>> =
+                    match self.build(&slots.root, &packages, quiet)? {
+                        BuildOutcome::Built(built) => members
+                            .iter()
+                            .map(|(dir, _)| {
+                                Ok(BuildOutcome::Built(binaries_of(&built.binaries, dir)?))
+                            })
+                            .collect::<Result<_>>()?,
+                        BuildOutcome::Failed(_) => members
+                            .iter()
+                            .map(|(_, package)| {
+                                Ok(self
+                                    .build(&slots.root, &[package], quiet)?
+                                    .map(|built| built.binaries))
+                            })
+                            .collect::<Result<_>>()?,
+                    };
+                Ok(built
+                    .into_iter()
+                    .zip(round)
+                    .map(|(built, trial)| built.map(|binaries| (binaries, trial.run_to())))
+                    .collect())
             },
-            |slot, binaries| self.run(&slots.members[slot].0, &binaries, run_to),
+            |slot, (binaries, run_to)| self.run(&slots.members[slot].0, &binaries, run_to),
         );
         if self.build.show_progress {
             harness::clear_status();
         }
         outcomes
+    }
+
+    /// The learner's Rust files as the copies hold them: those the learner wrote or changed
+    /// (the code under test and the given files as shipped left out).
+    fn own_files(&self, shipped: &Shipped) -> Result<Vec<(String, String)>> {
+        Ok(mutants::crate_files(&self.graded.dir)?
+            .into_iter()
+            .filter(|(file, _)| {
+                file.ends_with(".rs")
+                    && !self.under_test.iter().any(|(given, _)| given == file)
+                    && !shipped.is_as_shipped(&self.graded.dir, file)
+            })
+            .collect())
     }
 
     /// Writes the learner's crate, with the code under test and `mutant`'s edits, to `dir`.
@@ -622,6 +711,60 @@ mod tests {
         running: Vec<usize>,
         rebuilt_while_running: Vec<usize>,
         runs_without_overlap: Vec<u32>,
+    }
+
+    fn named(name: &str) -> Mutant {
+        Mutant {
+            name: name.to_owned(),
+            description: String::new(),
+            rejected_by: Vec::new(),
+            points: 1,
+            section: None,
+            edits: Vec::new(),
+        }
+    }
+
+    /// The names of an order's trials, a rewrite's marked with `=`.
+    fn names(trials: &[Trial]) -> Vec<String> {
+        trials
+            .iter()
+            .map(|trial| match trial {
+                Trial::Rewrite(rewrite) => format!("={}", rewrite.name),
+                Trial::Mutant(_, mutant) => mutant.name.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_rewrite_runs_in_every_slot_at_a_place_no_run_can_foresee() {
+        let rewrites = [named("r1"), named("r2")];
+        let mutants: Vec<Mutant> = (0..11).map(|i| named(&format!("m{i}"))).collect();
+        let mut seen_first = std::collections::BTreeSet::new();
+        for seed in 0..50 {
+            let order = trial_order(&rewrites, &mutants, 4, &mut Shuffler::seeded(seed));
+            let names = names(&order);
+            assert_eq!(names.len(), 2 * 4 + 11);
+            for rewrite in ["=r1", "=r2"] {
+                let mut slots: Vec<usize> = (0..names.len())
+                    .filter(|&i| names[i] == rewrite)
+                    .map(|i| i % 4)
+                    .collect();
+                slots.sort();
+                assert_eq!(slots, [0, 1, 2, 3], "{rewrite} in {names:?}");
+            }
+            for (index, mutant) in mutants.iter().enumerate() {
+                let places: Vec<&Trial> = order
+                    .iter()
+                    .filter(|t| matches!(t, Trial::Mutant(i, _) if *i == index))
+                    .collect();
+                assert_eq!(places.len(), 1, "{} in {names:?}", mutant.name);
+            }
+            seen_first.insert(names[0].clone());
+        }
+        // The first run is sometimes a rewrite, sometimes a mutant, and not always the same.
+        assert!(seen_first.len() > 5, "{seen_first:?}");
+        assert!(seen_first.iter().any(|name| name.starts_with('=')));
+        assert!(seen_first.iter().any(|name| name.starts_with('m')));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Small helpers with no better home: a hash that stays the same across Rust releases, files
-//! written only when they change, a lock on a folder, and the cargo to run.
+//! Small helpers with no better home: a hash that stays the same across Rust releases, numbers
+//! graded code cannot predict, files written only when they change, a lock on a folder, and the
+//! cargo to run.
 
 use std::path::Path;
 
@@ -11,6 +12,47 @@ pub fn stable_hash(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+/// A number that graded code can neither guess nor work out from earlier ones: `salt` hashed
+/// with keys the standard library draws from the system's randomness (fresh keys each call). Not
+/// for cryptography; enough that a run cannot tell where it stands among a grading's runs.
+pub fn unpredictable(salt: u64) -> u64 {
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(salt)
+}
+
+/// A small generator of unpredictable numbers (SplitMix64, seeded by [`unpredictable`]), for
+/// orders graded code must not foresee.
+pub struct Shuffler(u64);
+
+impl Shuffler {
+    pub fn unpredictable() -> Self {
+        Self(unpredictable(0))
+    }
+
+    /// A generator that always gives the same numbers, for tests.
+    #[cfg(test)]
+    pub fn seeded(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Puts `items` in a random order, each order equally likely (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for last in (1..items.len()).rev() {
+            // The modulo's bias is below 2^-40 for any slice that fits in memory.
+            let pick = (self.next() % (last as u64 + 1)) as usize;
+            items.swap(last, pick);
+        }
+    }
 }
 
 /// Writes `contents` to `path` only if it differs, so cargo sees no change when there is none.
