@@ -97,6 +97,25 @@ pending rows by attempts
  123 | ######################################## 80
 ";
     assert_text("a busy dashboard", &busy, busy_text, LAYOUT);
+    // A storm spread over 300 attempts values: one line each, none left out or merged.
+    let spread = Dashboard {
+        attempts: (0..300)
+            .map(|attempts| (attempts, 300 - i64::from(attempts)))
+            .collect(),
+        ..busy
+    };
+    let mut spread_text = busy_text.split_inclusive('\n').take(6).collect::<String>();
+    for attempts in 0..300u32 {
+        let rows = 300 - i64::from(attempts);
+        let bar = "#".repeat(((rows * 40 + 299) / 300) as usize);
+        spread_text.push_str(&format!("{attempts:>4} | {bar} {rows}\n"));
+    }
+    assert_text(
+        "a histogram of 300 attempts values",
+        &spread,
+        &spread_text,
+        "The histogram has one line per attempts value, however many there are",
+    );
 }
 
 #[test]

@@ -56,6 +56,63 @@ fn check_cases<T: PartialEq + std::fmt::Debug>(
     );
 }
 
+/// Past any round number a query might cap its count at (1,000, 10,000).
+const SCALE: i64 = 10_200;
+/// Attempts values 0 to 300: past any fixed number of histogram buckets, and past a u8.
+const SCALE_BUCKETS: i64 = 301;
+
+/// A queue at scale, seeded by SQLite itself: `due` pending rows due now (those with no
+/// attempts never tried), then `waiting` pending rows in backoff, their attempts `id % 301`,
+/// and `dead` dead letters, all but the first 100 of them in the last hour.
+fn at_scale(due: i64, waiting: i64, dead: i64) -> Connection {
+    let conn = database();
+    conn.execute_batch(&format!(
+        "WITH RECURSIVE n(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM n WHERE id < {rows})
+         INSERT INTO outbox (id, aggregate_id, event_type, payload, status, attempts,
+                             next_retry_at, created_at)
+         SELECT id, 'order-' || id, 'OrderPlaced', '{{}}', 'pending', id % {buckets},
+                CASE WHEN id > {due} THEN {now} + id
+                     WHEN id % {buckets} = 0 THEN NULL
+                     ELSE {now} - id END,
+                {now} - {hour} - id
+           FROM n WHERE {rows} > 0;
+         WITH RECURSIVE n(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM n WHERE id < {dead})
+         INSERT INTO dead_letters (id, aggregate_id, event_type, payload, attempts, last_error,
+                                   reason, created_at, failed_at)
+         SELECT id, 'order-' || id, 'OrderPlaced', '{{}}', 10, '503 Service Unavailable',
+                'exhausted', {now} - 2 * {hour},
+                CASE WHEN id <= 100 THEN {now} - {hour} - id ELSE {now} - id END
+           FROM n WHERE {dead} > 0;",
+        rows = due + waiting,
+        buckets = SCALE_BUCKETS,
+        now = NOW,
+        hour = HOUR,
+    ))
+    .expect("seeding a queue at scale");
+    conn
+}
+
+/// Runs `f` on `conn`, a queue at scale described by `what`, and fails unless it returns
+/// `expected`.
+fn check_at_scale<T: PartialEq + std::fmt::Debug>(
+    conn: &Connection,
+    what: &str,
+    name: &str,
+    expected: T,
+    shown: impl Fn(&T) -> String,
+    f: impl Fn(&Connection) -> rusqlite::Result<T>,
+) {
+    let got = call(name, || f(conn));
+    assert!(
+        got == expected,
+        "on a queue of {what}, {name} returned {}; expected {}. Every figure is exact however \
+         large: no LIMIT inside a count, one histogram pair per attempts value, no ceiling of \
+         the query's own",
+        shown(&got),
+        shown(&expected),
+    );
+}
+
 #[test]
 fn due_now_exact() {
     let cases = vec![
@@ -91,6 +148,11 @@ fn due_now_exact() {
         ),
     ];
     check_cases("due_now(now)", cases, mix_dashboard().due_now, |conn| {
+        exercise::due_now(conn, NOW)
+    });
+    let conn = at_scale(SCALE, 1, 0);
+    let what = "10,200 pending rows due (some never tried) and one waiting";
+    check_at_scale(&conn, what, "due_now(now)", SCALE, i64::to_string, |conn| {
         exercise::due_now(conn, NOW)
     });
 }
@@ -132,6 +194,11 @@ fn waiting_exact() {
     check_cases("waiting(now)", cases, mix_dashboard().waiting, |conn| {
         exercise::waiting(conn, NOW)
     });
+    let conn = at_scale(1, SCALE, 0);
+    let what = "one pending row due and 10,200 waiting";
+    check_at_scale(&conn, what, "waiting(now)", SCALE, i64::to_string, |conn| {
+        exercise::waiting(conn, NOW)
+    });
 }
 
 #[test]
@@ -166,6 +233,12 @@ fn oldest_pending_age_exact() {
             ],
             None,
             "with no pending row there is no age: MIN over no rows is NULL, which reads as None",
+        ),
+        case(
+            "a pending row created 60 days ago (more milliseconds than an i32 or a u32 holds)",
+            vec![Row::new(1, NOW - 1_440 * HOUR), Row::new(2, NOW - MINUTE)],
+            Some(1_440 * HOUR),
+            "the age is a Millis (i64), exact however old the row",
         ),
     ];
     check_cases(
@@ -205,6 +278,21 @@ fn attempts_histogram_exact() {
         "attempts_histogram()",
         cases,
         mix_dashboard().attempts,
+        exercise::attempts_histogram,
+    );
+    let shown = |pairs: &Vec<(u32, i64)>| match (pairs.first(), pairs.last()) {
+        (Some(first), Some(last)) => format!("{} pairs, from {first:?} to {last:?}", pairs.len()),
+        _ => "no pairs".to_owned(),
+    };
+    // 602 pending rows, attempts 0 to 300 twice over: two rows per value.
+    let conn = at_scale(301, 301, 0);
+    let expected: Vec<(u32, i64)> = (0..301).map(|attempts| (attempts, 2)).collect();
+    check_at_scale(
+        &conn,
+        "602 pending rows, two with each attempts value from 0 to 300",
+        "attempts_histogram()",
+        expected,
+        shown,
         exercise::attempts_histogram,
     );
 }
@@ -255,6 +343,24 @@ fn dead_letter_counts_exact() {
             ms(HOUR),
         );
     }
+    let conn = at_scale(0, 0, SCALE);
+    let what = "10,200 dead letters, 10,100 of them in the last hour";
+    check_at_scale(
+        &conn,
+        what,
+        "dead_letter_count()",
+        SCALE,
+        i64::to_string,
+        exercise::dead_letter_count,
+    );
+    check_at_scale(
+        &conn,
+        what,
+        "dead_letters_last_hour(now)",
+        SCALE - 100,
+        i64::to_string,
+        |conn| exercise::dead_letters_last_hour(conn, NOW),
+    );
 }
 
 /// The fields of two dashboards that differ, for a message.
