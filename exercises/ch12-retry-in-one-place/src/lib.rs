@@ -16,7 +16,9 @@
 //!    - the [`Repository`] and the [`Service`] make exactly one call per request and pass the
 //!      outcome up unchanged (an `Overloaded` error stays `Overloaded`);
 //!    - the [`Frontend`] is the one place that retries: up to `policy.attempts()` calls with a
-//!      full-jitter sleep between two of them (`policy.sleep_before_retry(retry)`), as now;
+//!      full-jitter sleep between two of them (`policy.sleep_before_retry(retry)`), as now (and
+//!      as now, a policy of 0 attempts still makes one call: without one there is no error to
+//!      return);
 //!    - nobody retries [`CallError::Overloaded`]: the frontend returns it at once.
 //!
 //!    Keep the three constructors as they are (`Repository::new(backend)`,
