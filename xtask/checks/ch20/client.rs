@@ -465,6 +465,42 @@ async fn sleeps_follow_the_policy() {
         show(started.elapsed()),
         show_result(&result),
     );
+    // A long policy, free under the paused clock: 300 attempts, a base of a minute and a cap of
+    // 20 minutes. The loop keeps no cap of its own: 300 calls, not 10 or 100, and every sleep
+    // as long as policy.delay says, not cut to 10 s or a minute.
+    let long = RetryPolicy {
+        attempts: 300,
+        base: Duration::from_secs(60),
+        cap: Duration::from_secs(1_200),
+    };
+    let script = Recorder::always(ApiError::Timeout);
+    let timed = Timed::new(&script);
+    let result = charge(&timed, &long, 10).await;
+    let mut rng = seeded(10);
+    let expected: Vec<Duration> = (0..299).map(|retry| long.delay(retry, &mut rng)).collect();
+    let starts = timed.starts();
+    let gaps: Vec<Duration> = starts.windows(2).map(|pair| pair[1] - pair[0]).collect();
+    let wrong = gaps
+        .iter()
+        .zip(&expected)
+        .position(|(gap, delay)| gap < delay || *gap >= *delay + MS);
+    assert!(
+        starts.len() == 300 && wrong.is_none() && result == Err(ApiError::Timeout),
+        "with attempts = 300, base 1 min and cap 20 min, a charge that always times out makes \
+         300 calls, sleeping policy.delay(0, rng) to delay(298, rng) in full between them, and \
+         returns Err(Timeout); yours made {} call(s){} and returned {}. The policy is the \
+         loop's only limit",
+        starts.len(),
+        match wrong {
+            Some(retry) => format!(
+                ", and slept {} where delay({retry}, rng) is {}",
+                show(gaps[retry]),
+                show(expected[retry])
+            ),
+            None => String::new(),
+        },
+        show_result(&result),
+    );
 }
 
 #[tokio::test(start_paused = true)]

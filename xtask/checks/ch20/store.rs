@@ -108,6 +108,31 @@ async fn first_response_replayed() {
             op.runs(),
         );
     }
+    // A store remembers every key for its whole TTL, however many others arrive meanwhile: no
+    // capacity of its own (1,000 or 10,000 keys) evicts the first one, and no clearing
+    // "to bound memory" forgets it.
+    let others = Operation::taking(Duration::ZERO);
+    for n in 0..12_000 {
+        let _ = send(
+            &store,
+            &others,
+            &key(&format!("k-other-{n}")),
+            ADA_10,
+            Ok(n),
+        )
+        .await;
+    }
+    let answer = send(&store, &op, &k, ADA_10, Ok(99)).await;
+    assert!(
+        answer == Ok(Ok(7)) && op.runs() == 1 && others.runs() == 12_000,
+        "after 12,000 requests with other keys, a retry of the first request (its key still \
+         well within the 24 h TTL) must get the saved Ok(Ok(7)) without running the \
+         operation; yours returned {answer:?}, the first operation having run {} time(s) and \
+         the 12,000 others {} time(s). A key is remembered for its whole TTL, whatever the \
+         number of keys",
+        op.runs(),
+        others.runs(),
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -286,6 +311,48 @@ async fn ttl_expiry() {
          Ok(Ok(2)); yours returned {reused:?} (the operation ran {} time(s) in all)",
         op.runs(),
     );
+
+    // The TTL is the store's only limit: a key is remembered for 60 days under a TTL of 60 days
+    // (past a day, and past u32::MAX milliseconds), and not at all under a TTL of zero (every
+    // entry is at least 0 old, so none is live: zero is not "forever").
+    for (ttl, what) in [(60 * 24 * 3_600 * SECOND, "60 days"), (Duration::ZERO, "0")] {
+        let (store, op) = (Store::new(ttl), Operation::taking(Duration::ZERO));
+        let _ = send(&store, &op, &k, ADA_10, Ok(1)).await;
+        if !ttl.is_zero() {
+            sleep(ttl / 2).await;
+            let halfway = send(&store, &op, &k, ADA_10, Ok(2)).await;
+            assert!(
+                halfway == Ok(Ok(1)) && op.runs() == 1,
+                "with a TTL of {what}, a retry {} after the key's first use must get the saved \
+                 Ok(Ok(1)); yours returned {halfway:?} (the operation ran {} time(s)). Compare \
+                 the age with the TTL as Durations, exact however long",
+                show(ttl / 2),
+                op.runs(),
+            );
+        }
+        let live = ttl.saturating_sub(SECOND);
+        sleep(live - ttl / 2).await;
+        let before = send(&store, &op, &k, ADA_10, Ok(2)).await;
+        let expected = if ttl.is_zero() { Ok(Ok(2)) } else { Ok(Ok(1)) };
+        assert!(
+            before == expected,
+            "with a TTL of {what}, a retry {} after the key's first use must get {expected:?} \
+             (an entry is live while now − first use < ttl, and the TTL is the only limit); \
+             yours returned {before:?} (the operation ran {} time(s))",
+            show(live),
+            op.runs(),
+        );
+        sleep(2 * SECOND).await;
+        let runs = op.runs();
+        let after = send(&store, &op, &k, ADA_10, Ok(3)).await;
+        assert!(
+            after == Ok(Ok(3)) && op.runs() == runs + 1,
+            "with a TTL of {what}, a retry {} after the key's first use comes after the key \
+             expired: the operation must run again and return Ok(Ok(3)); yours returned \
+             {after:?}",
+            show(live + 2 * SECOND),
+        );
+    }
 }
 
 #[tokio::test(start_paused = true)]
@@ -466,12 +533,16 @@ fn duplicates_from_many_threads() {
     const THREADS: usize = 8;
     const ROUNDS: u32 = 150;
     let store = Arc::new(Store::new(DEFAULT_TTL));
-    let executions: Arc<Vec<AtomicU32>> = Arc::new((0..ROUNDS).map(|_| AtomicU32::new(0)).collect());
+    let executions: Arc<Vec<AtomicU32>> =
+        Arc::new((0..ROUNDS).map(|_| AtomicU32::new(0)).collect());
     let barrier = Arc::new(Barrier::new(THREADS));
     let workers: Vec<_> = (0..THREADS)
         .map(|_| {
-            let (store, executions, barrier) =
-                (Arc::clone(&store), Arc::clone(&executions), Arc::clone(&barrier));
+            let (store, executions, barrier) = (
+                Arc::clone(&store),
+                Arc::clone(&executions),
+                Arc::clone(&barrier),
+            );
             std::thread::spawn(move || {
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .enable_time()
@@ -527,7 +598,10 @@ async fn late_outcome_of_an_expired_key_is_dropped() {
     // B: A's outcome must not be saved over B's reservation.
     let ttl = 10 * SECOND;
     let store = Store::new(ttl);
-    let (first, second) = (Operation::taking(15 * SECOND), Operation::taking(5 * SECOND));
+    let (first, second) = (
+        Operation::taking(15 * SECOND),
+        Operation::taking(5 * SECOND),
+    );
     let k = key("k-late");
     let a = send(&store, &first, &k, ADA_10, Ok(1));
     let rest = async {
