@@ -44,6 +44,8 @@ async fn probability_follows_the_formula() {
         // K × accepts is not a whole number here: 91.5 and 8.75 must not be rounded.
         (1.5, 100, 61),
         (1.25, 40, 7),
+        // More events than a window capped at 10,000 would keep: every one of them counts.
+        (2.0, 12_000, 3_000),
     ];
     for (k, requests, accepts) in cases {
         let throttle = throttle(k, WINDOW);

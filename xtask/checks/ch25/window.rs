@@ -10,8 +10,14 @@ use crate::support::seeded;
 #[tokio::test(start_paused = true)]
 async fn forgets_exactly_at_the_window() {
     // A window of an odd number of nanoseconds tells an exact comparison from one in whole
-    // seconds or milliseconds.
-    for window in [WINDOW, 30 * SEC, Duration::new(7, 123_456_789)] {
+    // seconds or milliseconds; one of 2 days, a window capped at 120 one-second buckets or at an
+    // hour.
+    for window in [
+        WINDOW,
+        30 * SEC,
+        Duration::new(7, 123_456_789),
+        2 * 86_400 * SEC,
+    ] {
         let throttle = throttle(2.0, window);
         history(&throttle, 10, 0);
         tokio::time::advance(window - Duration::from_nanos(1)).await;
