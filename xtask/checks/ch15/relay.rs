@@ -171,17 +171,20 @@ fn failed_publish_stays_pending() {
         broker.times_delivered(refused),
     );
 
-    // A broker that is down refuses everything: nothing may be marked.
+    // A broker that is down refuses everything: nothing may be marked, and no number of
+    // refusals ends the pass early (every row of the batch still gets its attempt).
     let conn = memory_db();
-    seed_many(&conn, 3);
+    seed_many(&conn, 30);
     let mut down = TestBroker::scripted(|_, _| Reply::Refuse);
-    let result = relay(&conn, &mut down, 10_000, 10);
+    let result = relay(&conn, &mut down, 10_000, 50);
     let pending = count(&conn, "outbox WHERE status = 'pending' AND sent_at IS NULL");
     assert!(
-        result == stats(3, 0, 3) && pending == 3,
-        "with a broker that refuses every publish, all 3 rows must stay pending and the pass \
-         should return RelayStats {{ fetched: 3, published: 0, failed: 3 }}; yours returned \
-         {result:?} and left {pending} row(s) pending",
+        result == stats(30, 0, 30) && pending == 30 && down.attempts.len() == 30,
+        "with a broker that refuses every publish, a pass with limit 50 over 30 rows must try \
+         all 30, leave them pending and return RelayStats {{ fetched: 30, published: 0, failed: \
+         30 }}; yours made {} publish call(s), returned {result:?} and left {pending} row(s) \
+         pending. A refusal never stops the pass, however many there are",
+        down.attempts.len(),
     );
 }
 
@@ -236,6 +239,27 @@ fn respects_limit() {
     assert_eq!(
         pending, 3,
         "after publishing 2 of 5 events, 3 must still be pending; {pending} are"
+    );
+
+    // The limit is the caller's, however large: 1,200 of a 1,500-row backlog, past any round
+    // number (100, 1,000, 1,024) a relay might keep as a ceiling of its own.
+    let conn = memory_db();
+    conn.execute_batch(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
+         INSERT INTO outbox (id, aggregate_id, event_type, payload, status, created_at)
+         SELECT 100 + i, i, 'OrderPlaced', '{\"order_id\":' || i || '}', 'pending', 1000 * i
+           FROM n",
+    )
+    .expect("seeding a backlog");
+    let mut broker = TestBroker::acking();
+    let big = relay(&conn, &mut broker, 2_000_000, 1_200);
+    let in_order = broker.attempts.iter().copied().eq(101..=1_300);
+    assert!(
+        big == stats(1_200, 1_200, 0) && in_order,
+        "relay_once with limit = 1200 over 1,500 pending events must publish exactly the 1,200 \
+         oldest (outbox rows 101 to 1300, in order); yours returned {big:?} after {} publish \
+         call(s). The limit is the caller's, with no ceiling of the relay's own",
+        broker.attempts.len(),
     );
 }
 
