@@ -326,8 +326,9 @@ async fn zero_attempts_calls_once() {
 async fn huge_attempts() {
     // attempts = u32::MAX is "retry until it works"; counting towards it must not overflow, and
     // the sleeps stay under the cap. The service recovers on call 5,000: a loop that stops after
-    // 100 or 1,000 calls "to be safe" gives up on it.
-    for attempts in [u32::MAX, u32::MAX - 1] {
+    // 100 or 1,000 calls "to be safe" gives up on it, and so does one that compares its counts as
+    // u16 (2^16 + 3 attempts read as 3).
+    for attempts in [u32::MAX, u32::MAX - 1, (1 << 16) + 3] {
         let run = run(Recorder::failing_first(4_999), attempts, MS, 20 * MS, 8).await;
         let longest = gaps(&run.service.instants())
             .into_iter()

@@ -128,15 +128,20 @@ fn seeded_determinism() {
 #[test]
 fn huge_max_retries() {
     // max_retries = u32::MAX is a policy that (practically) never gives up: it must start like
-    // any other, without overflowing while it counts.
-    for kind in Kind::BOTH {
-        let delays = kind.delays_of(u32::MAX, 200, 3);
+    // any other, without overflowing while it counts. 2^16 + 3 retries are 65,539, not the 3 a
+    // count compared as u16 sees.
+    for (kind, max_retries) in Kind::BOTH
+        .into_iter()
+        .flat_map(|kind| [(kind, u32::MAX), (kind, (1 << 16) + 3)])
+    {
+        let delays = kind.delays_of(max_retries, 200, 3);
         assert!(
             delays.len() == 200 && delays.iter().all(|delay| *delay <= CAP),
-            "{}::new(base = 50 ms, cap = 500 ms, max_retries = u32::MAX, rng) should yield \
-             delay after delay, all within the cap; the first 200 were {}",
+            "{}::new(base = 50 ms, cap = 500 ms, max_retries = {max_retries}, rng) should yield \
+             delay after delay, all within the cap; the first 200 were {} ({} in all)",
             kind.name(),
             show_all(&delays, 8),
+            delays.len(),
         );
     }
 }

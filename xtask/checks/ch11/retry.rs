@@ -280,18 +280,21 @@ async fn hint_keeps_attempt_limit() {
     // Below the limit the loop goes on: 299 failures, each with `Retry-After: 0`, then Ok. With
     // max_attempts = 300 the 300th call succeeds (a loop that stops after 100 calls of its own
     // changes the count too).
+    // And 2^16 + 3 attempts are 65,539, not the 3 that a count compared as u16 sees.
     let mut script = vec![Reply::Fail(Some("0")); 299];
     script.push(Reply::Succeed);
-    let run = run(script, 10 * MS, 300, 30 * SECOND, HOUR).await;
-    assert!(
-        run.result.as_ref().ok() == Some(&300) && run.server.count() == 300,
-        "299 responses carry `Retry-After: 0` and the 300th call succeeds; with max_attempts = \
-         300 and an hour of budget the loop should make all 300 calls and return Ok(300); yours \
-         made {} call(s) and returned {}. The limit is max_attempts, not a number of the loop's \
-         own",
-        run.server.count(),
-        run.result(),
-    );
+    for max_attempts in [300, (1 << 16) + 3] {
+        let run = self::run(script.clone(), 10 * MS, max_attempts, 30 * SECOND, HOUR).await;
+        assert!(
+            run.result.as_ref().ok() == Some(&300) && run.server.count() == 300,
+            "299 responses carry `Retry-After: 0` and the 300th call succeeds; with \
+             max_attempts = {max_attempts} and an hour of budget the loop should make 300 calls \
+             and return Ok(300); yours made {} call(s) and returned {}. The limit is \
+             max_attempts, not a number of the loop's own",
+            run.server.count(),
+            run.result(),
+        );
+    }
 }
 
 #[tokio::test(start_paused = true)]

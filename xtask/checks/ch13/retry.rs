@@ -173,6 +173,15 @@ async fn asks_before_each_retry() {
             "1,000.000 tokens (max_tokens = 1,000): retries while 999 … 501 are left; refused \
              at 500",
         ),
+        // 2^16 + 3 attempts are 65,539, not the 3 that a count compared as u16 sees.
+        (
+            1_000.0,
+            0,
+            (1 << 16) + 3,
+            500,
+            "1,000.000 tokens (max_tokens = 1,000): retries while 999 … 501 are left; refused \
+             at 500",
+        ),
     ];
     for (max_tokens, drained, attempts, expected, why) in cases {
         let budget = budget(max_tokens, 0.1);
