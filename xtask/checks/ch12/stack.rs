@@ -280,8 +280,10 @@ async fn overload_not_retried() {
 
 #[tokio::test(start_paused = true)]
 async fn transient_recovers_at_top() {
-    for failures in [2, 1, 3] {
-        let run = run(Script::failing_first(failures), policy(ATTEMPTS, 7)).await;
+    // The last case: 299 failures under a policy of 2^16 + 3 attempts, which a count compared as
+    // u16 reads as 3.
+    for (failures, attempts) in [(2, ATTEMPTS), (1, ATTEMPTS), (3, ATTEMPTS), (299, (1 << 16) + 3)] {
+        let run = run(Script::failing_first(failures), policy(attempts, 7)).await;
         let calls = failures + 1;
         let expected = Some(Ok(calls as u32));
         if run.result == expected && run.to_service.len() == 1 {
@@ -296,7 +298,7 @@ async fn transient_recovers_at_top() {
         assert!(
             run.result == expected && run.counts() == (calls, calls, calls),
             "a backend that fails {failures} time(s) with Unavailable and then answers should \
-             give {expected:?}: the frontend retries the transient failures, {calls} calls in \
+             give {expected:?} under a policy of {attempts} attempts: the frontend retries the transient failures, {calls} calls in \
              all, one call per layer each; yours returned {} ({}){}",
             run.outcome(),
             run.hops(),
