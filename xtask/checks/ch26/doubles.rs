@@ -25,8 +25,8 @@ pub const TICK: Duration = MS;
 pub const UNAVAILABLE_LATENCY: Duration = Duration::from_millis(5);
 pub const FAILED_LATENCY: Duration = Duration::from_millis(20);
 
-/// The trouble lasts an hour: longer than any check runs.
-const CHAOS_LASTS: Duration = Duration::from_secs(3_600);
+/// The trouble lasts 30 days: longer than any check runs (the longest, a few hours).
+const CHAOS_LASTS: Duration = Duration::from_secs(30 * 86_400);
 
 /// Chaos levels without any trouble; a check switches on the one it needs.
 pub fn quiet() -> ChaosLevels {

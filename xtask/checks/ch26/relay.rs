@@ -40,6 +40,8 @@ async fn dead_letters_at_max_attempts() {
         (2, BrokerTrouble::Fails, "answers every publish with 503"),
         (3, BrokerTrouble::Loses, "loses every publish (no answer)"),
         (5, BrokerTrouble::Fails, "answers every publish with 503"),
+        // Beyond the caps a relay might hide (10 attempts); above the default of 20 too.
+        (30, BrokerTrouble::Fails, "answers every publish with 503"),
     ];
     for (max_attempts, trouble, what) in regimes {
         let clock = Clock::start();
@@ -76,14 +78,41 @@ async fn dead_letters_at_max_attempts() {
             passes.join("; "),
         );
     }
+    // The publish timeout is the config's, however long: a lost publish under a 2-hour timeout
+    // is cut at 2 hours, not at a second or a minute of the relay's own.
+    let clock = Clock::start();
+    let (db, ids) = outbox(&[clock.now()]);
+    let broker = broker(broker_chaos(BrokerTrouble::Loses), clock);
+    let cfg = RelayConfig {
+        publish_timeout: 7_200 * SEC,
+        ..config(1)
+    };
+    let started = tokio::time::Instant::now();
+    pass(&db, &broker, &clock, &cfg, 3).await;
+    let took = started.elapsed();
+    let after = row(&db, ids[0]);
+    assert!(
+        after.status == "failed" && took >= 7_200 * SEC && took <= 7_200 * SEC + MS,
+        "with cfg.publish_timeout = 2 h, cfg.max_attempts = 1 and a broker that loses every \
+         publish, the pass must wait for the publish exactly 2 h, then give the row up; yours \
+         returned after {} and left the row with {}. Cut the publish at cfg.publish_timeout, \
+         however long",
+        show(took),
+        after.describe(),
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn retry_after_capped_at_max_hint() {
-    // The broker's hint is followed up to max_hint (5 s here): below it, at it, above it.
-    let max_hint = 5 * SEC;
-    for hint_secs in [2u64, 5, 9] {
-        let hint = Duration::from_secs(hint_secs);
+    // The broker's hint is followed up to max_hint (5 s here): below it, at it, above it; and a
+    // hint of 2 h under a max_hint of a day, followed as sent (no cap but max_hint).
+    let cases = [
+        (2 * SEC, 5 * SEC),
+        (5 * SEC, 5 * SEC),
+        (9 * SEC, 5 * SEC),
+        (7_200 * SEC, 86_400 * SEC),
+    ];
+    for (hint, max_hint) in cases {
         let expected = hint.min(max_hint);
         let clock = Clock::start();
         let (db, ids) = outbox(&[clock.now()]);
@@ -218,6 +247,35 @@ async fn every_fetched_row_handled() {
         fates.len(),
         wrong.join("; "),
     );
+
+    // A pass takes every due row up to cfg.batch, however large: 120 due rows and a batch of
+    // 150, past the 100 a relay might cap its batch at. The broker fails every publish, so each
+    // row must be published once and scheduled again.
+    let clock = Clock::start();
+    let created: Vec<i64> = (0..120).map(|index| index - 120).collect();
+    let (db, ids) = outbox(&created);
+    let broker = super::doubles::broker(broker_chaos(BrokerTrouble::Fails), clock);
+    let cfg = RelayConfig {
+        batch: 150,
+        ..RelayConfig::default()
+    };
+    let stats = pass(&db, &broker, &clock, &cfg, 13).await;
+    let publishes = broker.publishes();
+    let untouched = ids
+        .iter()
+        .filter(|id| {
+            row(&db, **id).status != "pending" || !publishes.iter().any(|p| p.event_id == **id)
+        })
+        .count();
+    assert!(
+        stats.fetched == 120 && publishes.len() == 120 && untouched == 0,
+        "120 rows are due and cfg.batch is 150: one pass must take all 120 (at most cfg.batch, \
+         and no cap of its own), publish each once and schedule each again after the broker's \
+         503. Yours fetched {}, made {} publish(es), and left {untouched} row(s) unpublished or \
+         not pending",
+        stats.fetched,
+        publishes.len(),
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -306,6 +364,51 @@ async fn backoff_is_full_jitter() {
             );
         }
     }
+    // A row that failed 20 times, under base 1 ms and a cap of a day: its ceiling is 2^20 ms
+    // (17.5 minutes), not one clamped to a smaller exponent. 64 draws all below half of it:
+    // probability 2^-64.
+    let many = RelayConfig {
+        base: MS,
+        cap: 86_400 * SEC,
+        max_attempts: 30,
+        ..RelayConfig::default()
+    };
+    let ceiling = MS * (1 << 20);
+    let (old_db, old_ids) = outbox(&[-1]);
+    let mut longest_old = Duration::ZERO;
+    for seed in 0..SEEDS {
+        let clock = Clock::start();
+        set_attempts(&old_db, old_ids[0], 20);
+        let broker = broker(broker_chaos(BrokerTrouble::Fails), clock);
+        pass(&old_db, &broker, &clock, &many, seed).await;
+        let at = broker.publishes().first().map_or(0, |p| p.at);
+        let after = row(&old_db, old_ids[0]);
+        let wait = Duration::from_millis(
+            (after.next_retry_at.unwrap_or(at) - at)
+                .max(0)
+                .unsigned_abs(),
+        );
+        assert!(
+            after.status == "pending" && wait <= ceiling + UNAVAILABLE_LATENCY,
+            "a row that had failed 20 times met another 503 (base 1 ms, cap 1 day, \
+             max_attempts 30): it must stay pending with next_retry_at = now + a full-jitter \
+             draw from [0, min(cap, base · 2^20)] = [0, {}]. Yours left it with {}, {} after \
+             the publish began (seed {seed})",
+            show(ceiling),
+            after.describe(),
+            show(wait),
+        );
+        longest_old = longest_old.max(wait);
+    }
+    assert!(
+        longest_old >= ceiling / 2,
+        "over {SEEDS} seeded passes, the waits of a row that had failed 20 times (base 1 ms, \
+         cap 1 day) were at most {}: full-jitter draws from [0, 2^20 ms = {}] reach above half \
+         of it. Use the row's attempts as the exponent, however many: full_jitter(row.attempts, \
+         cfg.base, cfg.cap, rng)",
+        show(longest_old),
+        show(ceiling),
+    );
     // 64 uniform draws from [0, c] all land above c / 2, or all below it, with probability
     // 2^-64 each: 2^-61 for the eight tests here, so a full-jitter relay never fails by chance.
     for (index, ceiling) in ceilings.iter().enumerate() {

@@ -72,8 +72,9 @@ async fn run_unlimited(trouble: Trouble, policy: &StepPolicy, seed: u64) -> Step
 #[tokio::test(start_paused = true)]
 async fn attempts_counted_from_one() {
     // Every call fails with a 500; nothing but max_attempts stops the step (no retry budget,
-    // a minute of time budget, waits of at most 40 ms).
-    for max_attempts in [1u32, 2, 3, 5] {
+    // a minute of time budget, waits of at most 40 ms). 300: beyond the caps a loop might hide
+    // (10, 100, a u8's 255); its 300 calls take at most 18 s.
+    for max_attempts in [1u32, 2, 3, 5, 300] {
         let policy = policy(max_attempts, 10 * MS, 40 * MS, SEC, 60 * SEC);
         let step = run_unlimited(Trouble::Fails, &policy, u64::from(max_attempts)).await;
         let numbers: Vec<u32> = step.calls.iter().map(|call| call.attempt).collect();
@@ -160,7 +161,13 @@ async fn attempts_cut_at_timeout_and_budget() {
     // 1 s within 2.5 s: attempts cut at 1 s, 1 s, then at what is left (0.3 to 0.5 s), so the
     //   step ends exactly at 2.5 s after three calls;
     // 5 s within 2 s: the one attempt is cut at the budget, 2 s, not at 5 s.
-    let regimes = [(SEC, 2_500 * MS, 3usize), (5 * SEC, 2 * SEC, 1)];
+    // 2 h within 5 h: attempts cut at 2 h, 2 h, then the hour that is left, however long the
+    //   policy's timeout (no cap of a minute or an hour of the runner's own).
+    let regimes = [
+        (SEC, 2_500 * MS, 3usize),
+        (5 * SEC, 2 * SEC, 1),
+        (7_200 * SEC, 18_000 * SEC, 3),
+    ];
     for (per_attempt, total, calls) in regimes {
         let policy = policy(10, 100 * MS, 100 * MS, per_attempt, total);
         for seed in 0..8 {
@@ -232,6 +239,32 @@ async fn no_wait_ends_at_the_budget() {
             step.outcome(),
         );
     }
+    // A long hint is waited as given: Retry-After 2 h within a budget of 3 h. The second call
+    // comes 2 h after the first 503 (answered 5 ms after the call); the wait after it would end
+    // past the budget, so the step gives up then.
+    let hint = 7_200 * SEC;
+    let policy = policy(10, 100 * MS, 2 * SEC, SEC, 10_800 * SEC);
+    let trouble = Trouble::Storm {
+        retry_after: hint,
+        until: 36_000 * SEC,
+    };
+    let step = run_unlimited(trouble, &policy, 5).await;
+    let starts = step.starts();
+    let second = UNAVAILABLE_LATENCY + hint;
+    let on_time = starts
+        .get(1)
+        .is_some_and(|at| *at >= second && *at <= second + TICK);
+    assert!(
+        starts.len() == 2 && on_time && step.result.is_err(),
+        "total_budget 3 h, and every call is answered 503 with Retry-After 2 h after 5 ms: the \
+         step must wait the hint as the server sent it, so its second call comes at {}, and then \
+         give up (a second wait would end past the budget). Yours made {} call(s), at {}, and \
+         {}. Wait the Retry-After as given, however long: the time budget is its only limit",
+        show(second),
+        starts.len(),
+        show_all(&starts, 8),
+        step.outcome(),
+    );
 }
 
 /// The tokens of `client`'s budget for `action`.
