@@ -399,12 +399,15 @@ async fn gives_up_at_once() {
     for header in [None, Some("0")] {
         let script = vec![Reply::Fail(header), Reply::Succeed];
         let run = self::run(script, Duration::ZERO, 5, 30 * SECOND, Duration::ZERO).await;
+        let failure = header.map_or("no Retry-After".to_owned(), |value| {
+            format!("Retry-After: {value}")
+        });
         assert!(
             run.server.count() == 1 && run.returned.is_zero() && run.result.is_err(),
             "with a budget of zero, the first call fails ({}): no wait can end before a budget \
              that is already spent, so the loop should return that error at once, after 1 call; \
              yours made {} call(s) and returned {} after {}",
-            header.map_or("no Retry-After".to_owned(), |value| format!("Retry-After: {value}")),
+            failure,
             run.server.count(),
             run.result(),
             show(run.returned),

@@ -282,7 +282,12 @@ async fn overload_not_retried() {
 async fn transient_recovers_at_top() {
     // The last case: 299 failures under a policy of 2^16 + 3 attempts, which a count compared as
     // u16 reads as 3.
-    for (failures, attempts) in [(2, ATTEMPTS), (1, ATTEMPTS), (3, ATTEMPTS), (299, (1 << 16) + 3)] {
+    for (failures, attempts) in [
+        (2, ATTEMPTS),
+        (1, ATTEMPTS),
+        (3, ATTEMPTS),
+        (299, (1 << 16) + 3),
+    ] {
         let run = run(Script::failing_first(failures), policy(attempts, 7)).await;
         let calls = failures + 1;
         let expected = Some(Ok(calls as u32));
