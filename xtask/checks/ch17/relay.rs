@@ -441,6 +441,21 @@ fn at_most_batch_size() {
         &oldest_first[..10],
         broker.calls,
     );
+    // A batch size of zero takes nothing: it is a size like any other, not "no limit".
+    let conn = crate::fixture::db();
+    let waiting = write(&conn, r#"{"order":1}"#, 0);
+    let cfg = RelayConfig {
+        batch_size: 0,
+        ..config(5)
+    };
+    let mut broker = Script::new();
+    let report = pass_with(&conn, &mut broker, 5_000, &cfg, 6);
+    assert!(
+        broker.calls.is_empty() && report == RelayReport::default(),
+        "with cfg.batch_size = 0, a pass takes no row: row {waiting} was due, and yours called \
+         the broker for {:?} and reported {report:?}",
+        broker.calls,
+    );
     // The batch size is the caller's, however large: 1,500 of 1,600 due rows in one pass, past
     // any round number (100, 1,000) a relay might keep as its own ceiling.
     let conn = crate::fixture::db();

@@ -67,6 +67,18 @@ fn oldest_pending_threshold() {
         &[],
         "An empty queue has no age and raises nothing",
     );
+    // A limit of zero is a limit like any other (no delay tolerated), not "rule disabled".
+    let zero = Thresholds {
+        max_oldest_pending: 0,
+        ..thresholds()
+    };
+    let got = alerts(&at(Some(1)), &zero);
+    assert_eq!(
+        got,
+        [Alert::OldestPending { age: 1, limit: 0 }],
+        "with max_oldest_pending = 0, a pending row 1 ms old must raise OldestPending {{ age: 1, \
+         limit: 0 }}; yours returned {got:?}"
+    );
 }
 
 #[test]
@@ -154,6 +166,22 @@ fn retry_storm_threshold() {
         &with(vec![(3, 500)]),
         &[],
         rule,
+    );
+    // A limit of zero is a limit like any other (no storm row tolerated), not "rule disabled".
+    let zero = Thresholds {
+        max_storm_rows: 0,
+        ..t
+    };
+    let got = alerts(&with(vec![(3, 50), (4, 1)]), &zero);
+    assert_eq!(
+        got,
+        [Alert::RetryStorm {
+            rows: 1,
+            min_attempts: t.storm_min_attempts,
+            limit: 0,
+        }],
+        "with max_storm_rows = 0, one pending row at 4 attempts (storm_min_attempts = 4) must \
+         raise RetryStorm {{ rows: 1, min_attempts: 4, limit: 0 }}; yours returned {got:?}"
     );
 }
 

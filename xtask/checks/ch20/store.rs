@@ -515,6 +515,30 @@ async fn dropped_execution_keeps_the_key() {
         show(ttl + 10 * MS),
         op.runs(),
     );
+
+    // Under the default TTL of 24 h, the key stays in progress for all of it: no timeout of
+    // the store's own (a minute, an hour) hands the stuck key to a retry that might charge
+    // twice.
+    let (store, op, k) = (
+        Store::new(DEFAULT_TTL),
+        Operation::taking(48 * 3_600 * SECOND),
+        key("k-dropped-long"),
+    );
+    let _ = tokio::time::timeout(10 * MS, send(&store, &op, &k, ADA_10, Ok(1))).await;
+    let start = Instant::now() - 10 * MS;
+    for at in [61 * SECOND, 3_601 * SECOND, DEFAULT_TTL - SECOND] {
+        tokio::time::advance(at - start.elapsed()).await;
+        let retry = send(&store, &op, &k, ADA_10, Ok(2)).await;
+        assert!(
+            retry == Err(IdempotencyError::InProgress) && op.runs() == 1,
+            "the execution of the key's first request was dropped midway; {} after the key's \
+             first use (TTL 24 h) a retry must still get Err(InProgress) and run nothing: the \
+             key stays in progress until it expires. Yours returned {retry:?}, and the \
+             operation has run {} time(s)",
+            show(at),
+            op.runs(),
+        );
+    }
 }
 
 #[test]
