@@ -96,6 +96,21 @@ fn classic_examples() {
             "no layer retries: one call reaches the bottom",
         ),
     ]);
+    // Retry in one place, however deep the stack: a long list is not a large product. 199
+    // layers that call once under a top layer of 4 attempts send 4 calls, not u64::MAX.
+    let mut deep = vec![1; 199];
+    deep.push(4);
+    assert_cases(&[
+        (
+            &[1; 200],
+            "200 layers that each call once: one call reaches the bottom, however deep",
+        ),
+        (
+            &deep,
+            "199 layers that call once and one of 4 attempts: 4 calls reach the bottom, however \
+             deep the stack",
+        ),
+    ]);
 }
 
 #[test]
