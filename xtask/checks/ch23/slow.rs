@@ -15,6 +15,9 @@ async fn a_call_at_the_slow_threshold_is_a_failure() {
     // slow_call = 2 h as well: a call of 90 s is not slow under it, one of 2 h is.
     let mut long = config;
     long.slow_call = Some(7_200 * SEC);
+    // slow_call = 0 is set, not off (None is off): every call takes at least 0 and is a failure.
+    let mut zero = config;
+    zero.slow_call = Some(Duration::ZERO);
     let cases = [
         (config, slow, true),
         (config, slow - MS, false),
@@ -22,6 +25,7 @@ async fn a_call_at_the_slow_threshold_is_a_failure() {
         (long, 90 * SEC, false),
         (long, 7_200 * SEC - MS, false),
         (long, 7_200 * SEC, true),
+        (zero, Duration::ZERO, true),
     ];
     for (config, latency, should_open) in cases {
         let slow = config.slow_call.unwrap_or_default();

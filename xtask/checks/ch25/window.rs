@@ -32,6 +32,17 @@ async fn forgets_exactly_at_the_window() {
              ages exactly, to the nanosecond, not in whole seconds or milliseconds"
         );
     }
+    // A window of zero keeps nothing: an event leaves it at age 0, so the probability stays 0
+    // (a zero read as "the default window" would remember the refusals).
+    let throttle = throttle(2.0, Duration::ZERO);
+    history(&throttle, 10, 0);
+    let now = probability(&throttle);
+    assert!(
+        now == 0.0,
+        "window 0: 10 requests, none accepted, all at this instant. An event leaves the window \
+         at exactly the window's age, here 0, so none of them counts and the probability must \
+         be 0; yours is {now}. A window of zero is a window of zero, not the default"
+    );
 }
 
 #[tokio::test(start_paused = true)]

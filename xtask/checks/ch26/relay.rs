@@ -111,6 +111,8 @@ async fn retry_after_capped_at_max_hint() {
         (5 * SEC, 5 * SEC),
         (9 * SEC, 5 * SEC),
         (7_200 * SEC, 86_400 * SEC),
+        // A max_hint of 0 caps every hint at 0: the row is due again at once, not uncapped.
+        (2 * SEC, Duration::ZERO),
     ];
     for (hint, max_hint) in cases {
         let expected = hint.min(max_hint);
