@@ -344,6 +344,21 @@ fn attempt_limit() {
             now = at.max(now + 1);
         }
     }
+    // max_attempts is a u32: a limit of 2^16 + 3 is not 3 (a count compared as u16 would be).
+    let cfg = config(SECOND, MINUTE, 10 * MINUTE, 65_539);
+    let conn = database();
+    Seed::waiting(1, T0 - HOUR, 3, T0).insert(&conn);
+    let outcome = record_failure(&conn, 1, T0, &cycle[0], &cfg, &mut rng);
+    let after = row(&conn, 1);
+    assert!(
+        matches!(outcome, Outcome::RetryAt(_))
+            && after.status == Status::Pending
+            && after.attempts == 4,
+        "with max_attempts = 65,539, a row's 4th failure leaves attempts to use: expected a \
+         RetryAt and a pending row with attempts 4; got {} and a row with {}",
+        show_outcome(outcome, T0),
+        describe_row(&after, T0),
+    );
 }
 
 #[test]

@@ -245,6 +245,20 @@ fn exhausted_fails() {
     for max_attempts in [3, 300] {
         exhausted_after(max_attempts);
     }
+    // max_attempts is a u32: a limit of 2^16 + 3 is not 3 (a count compared as u16 would be).
+    let conn = crate::fixture::db();
+    let id = seed(&conn, r#"{"order":1}"#, "pending", 3, 0);
+    let mut broker = Script::new().flaky(r#"{"order":1}"#, 1);
+    let report = pass(&conn, &mut broker, 9_000, 65_539, 12);
+    let row = outbox_row(&conn, id).expect("the relay must not delete rows");
+    assert!(
+        row.status == "pending" && row.attempts == 4 && report.retrying == vec![id],
+        "with max_attempts = 65,539, row {id} failed transiently for the 4th time: it has \
+         attempts left, so it stays pending with attempts = 4 and is reported as retrying; \
+         yours is {row}, reported failed {:?}, retrying {:?}",
+        report.failed,
+        report.retrying,
+    );
 }
 
 /// A row that always fails transiently is failed after exactly `max_attempts` calls.

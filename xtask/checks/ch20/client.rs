@@ -501,6 +501,16 @@ async fn sleeps_follow_the_policy() {
         },
         show_result(&result),
     );
+    // attempts is a u32: 2^16 + 3 attempts are not 3 (a count compared as u16 would be).
+    let script = Recorder::new(std::iter::repeat_n(Err(ApiError::Timeout), 5));
+    let result = charge(&script, &policy(65_539), 11).await;
+    let calls = script.keys().len();
+    assert!(
+        calls == 6 && result == Ok(receipt(1)),
+        "with attempts = 65,539, a charge that times out 5 times and then succeeds makes 6 \
+         calls and returns the receipt; yours made {calls} call(s) and returned {}",
+        show_result(&result),
+    );
 }
 
 #[tokio::test(start_paused = true)]
