@@ -72,7 +72,7 @@ pub fn next_delay(
 ///
 /// Between two calls it sleeps what [`next_delay`] decides from the error's `Retry-After` value
 /// and `backoff(retry)` (`retry` = 0 after the first failure). Returns the first `Ok`, or the
-/// last error.
+/// last error. `max_attempts = 0` is read as 1: without a call there is no error to return.
 pub async fn retry_honouring_retry_after<T, F, Fut, B>(
     op: F,
     max_attempts: u32,

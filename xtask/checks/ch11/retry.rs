@@ -246,16 +246,18 @@ async fn hint_keeps_attempt_limit() {
     // Hints on every failure; the 61st call would succeed, to end a loop that ignores the limit.
     let mut script = vec![Reply::Fail(Some("1")); 60];
     script.push(Reply::Succeed);
-    for max_attempts in [1, 2, 4] {
+    // 0 is read as 1, as the stub says: without a call there is no error to return.
+    for max_attempts in [0, 1, 2, 4] {
+        let calls = max_attempts.max(1);
         let run = run(script.clone(), 10 * MS, max_attempts, 30 * SECOND, HOUR).await;
         let last_start = run.server.starts().last().copied().unwrap_or_default();
         let trailing = run.returned.saturating_sub(last_start + 10 * MS);
         assert!(
-            run.server.count() == max_attempts && run.result.is_err(),
+            run.server.count() == calls && run.result.is_err(),
             "every response carries `Retry-After: 1`; with max_attempts = {max_attempts} the loop \
-             must make exactly {max_attempts} call(s) and then return the last error; yours made \
-             {} call(s) and returned {}. A hint says when to try again, not that another attempt \
-             is allowed",
+             must make exactly {calls} call(s) (0 is read as 1) and then return the last error; \
+             yours made {} call(s) and returned {}. A hint says when to try again, not that \
+             another attempt is allowed",
             run.server.count(),
             run.result(),
         );
