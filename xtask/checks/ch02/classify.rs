@@ -152,9 +152,9 @@ fn permanent_http_statuses() {
         first_of(&mistakes, 4),
     );
     let hints = [Duration::ZERO, Duration::from_nanos(1), 30 * SECOND];
-    let hinted_cases = permanent_statuses().into_iter().flat_map(|status| {
-        hints.map(|hint| (hinted(status, hint), Retryability::Permanent))
-    });
+    let hinted_cases = permanent_statuses()
+        .into_iter()
+        .flat_map(|status| hints.map(|hint| (hinted(status, hint), Retryability::Permanent)));
     let mistakes = wrong(hinted_cases);
     assert!(
         mistakes.is_empty(),
@@ -172,7 +172,8 @@ fn retry_after_hint() {
         (503, 30 * SECOND),
         (503, Duration::from_millis(1_500)),
     ];
-    let mistakes = wrong(cases.map(|(status, hint)| (hinted(status, hint), Retryability::After(hint))));
+    let mistakes =
+        wrong(cases.map(|(status, hint)| (hinted(status, hint), Retryability::After(hint))));
     assert!(
         mistakes.is_empty(),
         "when a 429 or a 503 carries a Retry-After value, the server has said how long to wait: \
@@ -185,9 +186,9 @@ fn retry_after_hint() {
         Duration::from_nanos(1_500_000_001),
         7_200 * SECOND,
     ];
-    let class = transient_statuses().into_iter().flat_map(|status| {
-        hints.map(|hint| (hinted(status, hint), Retryability::After(hint)))
-    });
+    let class = transient_statuses()
+        .into_iter()
+        .flat_map(|status| hints.map(|hint| (hinted(status, hint), Retryability::After(hint))));
     let mistakes = wrong(class);
     assert!(
         mistakes.is_empty(),

@@ -185,7 +185,14 @@ async fn attempt(step: Step, limit: Duration) -> (Result<u32, AttemptError<u32>>
 #[tokio::test(start_paused = true)]
 async fn hang_cut_at_limit() {
     // Ten minutes: every Duration is a valid limit, so none is capped at a "sane" maximum.
-    for limit in [MS, 250 * MS, 2_000 * MS, 30_000 * MS, 600_000 * MS, Duration::ZERO] {
+    for limit in [
+        MS,
+        250 * MS,
+        2_000 * MS,
+        30_000 * MS,
+        600_000 * MS,
+        Duration::ZERO,
+    ] {
         let (result, _, took) = attempt(Step::Hang, limit).await;
         assert!(
             result == Err(AttemptError::TimedOut),
@@ -213,7 +220,11 @@ async fn hang_cut_at_limit() {
     }
     // Limits between two ticks of tokio's 1 ms timer: the timer may fire at the next tick, never
     // before the limit (a limit that went through whole milliseconds on the way is cut early).
-    for limit in [Duration::from_micros(1_500), Duration::from_nanos(2_999_999), Duration::from_nanos(1)] {
+    for limit in [
+        Duration::from_micros(1_500),
+        Duration::from_nanos(2_999_999),
+        Duration::from_nanos(1),
+    ] {
         let (result, _, took) = attempt(Step::Hang, limit).await;
         let next_tick = Duration::from_millis(limit.as_nanos().div_ceil(1_000_000) as u64);
         assert!(

@@ -55,7 +55,11 @@ fn adds_timeouts_and_sleeps() {
             "3 × 1 s + 100 ms + 300 ms = 3.4 s: only the sleeps after attempts 1 and 2 count",
         ),
         (
-            Policy::new(3, Duration::from_nanos(1_000_000_001), [Duration::from_nanos(7)]),
+            Policy::new(
+                3,
+                Duration::from_nanos(1_000_000_001),
+                [Duration::from_nanos(7)],
+            ),
             "3 attempts of 1.000000001 s, sleeps [7 ns]",
             Duration::from_nanos(3_000_000_017),
             "3 × 1.000000001 s + 2 × 7 ns = 3.000000017 s, to the nanosecond",
@@ -76,9 +80,18 @@ fn adds_timeouts_and_sleeps() {
 #[test]
 fn saturates() {
     let cases = [
-        (Policy::fixed(3, Duration::MAX, SEC), "3 attempts of Duration::MAX"),
-        (Policy::fixed(2, SEC, Duration::MAX), "2 attempts of 1 s, sleeps of Duration::MAX"),
-        (Policy::fixed(10_000, Duration::MAX / 2, SEC), "10,000 attempts of Duration::MAX / 2"),
+        (
+            Policy::fixed(3, Duration::MAX, SEC),
+            "3 attempts of Duration::MAX",
+        ),
+        (
+            Policy::fixed(2, SEC, Duration::MAX),
+            "2 attempts of 1 s, sleeps of Duration::MAX",
+        ),
+        (
+            Policy::fixed(10_000, Duration::MAX / 2, SEC),
+            "10,000 attempts of Duration::MAX / 2",
+        ),
     ];
     for (policy, text) in cases {
         let got = worst(&policy, text);

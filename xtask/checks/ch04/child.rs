@@ -31,10 +31,34 @@ fn child(parent_remaining: Duration, spent: Duration, margin: Duration) -> Durat
 #[test]
 fn sre_example() {
     let cases = [
-        (30 * SEC, 7 * SEC, Duration::ZERO, 23 * SEC, "A had 30 s, spent 7 s: B gets 23 s"),
-        (30 * SEC, 7 * SEC, SEC, 22 * SEC, "the same with a 1 s margin: B gets 22 s"),
-        (22 * SEC, 5 * SEC, SEC, 16 * SEC, "B passes on its 22 s after 5 s of work: C gets 16 s"),
-        (2 * SEC, 350 * MS, 150 * MS, 1_500 * MS, "2 s, 350 ms spent, 150 ms margin: 1.5 s"),
+        (
+            30 * SEC,
+            7 * SEC,
+            Duration::ZERO,
+            23 * SEC,
+            "A had 30 s, spent 7 s: B gets 23 s",
+        ),
+        (
+            30 * SEC,
+            7 * SEC,
+            SEC,
+            22 * SEC,
+            "the same with a 1 s margin: B gets 22 s",
+        ),
+        (
+            22 * SEC,
+            5 * SEC,
+            SEC,
+            16 * SEC,
+            "B passes on its 22 s after 5 s of work: C gets 16 s",
+        ),
+        (
+            2 * SEC,
+            350 * MS,
+            150 * MS,
+            1_500 * MS,
+            "2 s, 350 ms spent, 150 ms margin: 1.5 s",
+        ),
     ];
     for (remaining, spent, margin, expected, story) in cases {
         let got = child(remaining, spent, margin);
@@ -58,7 +82,12 @@ fn saturates_at_zero() {
         (5 * SEC, 7 * SEC, SEC, "more spent than there was"),
         (7 * SEC, 7 * SEC, Duration::ZERO, "exactly all of it spent"),
         (7 * SEC, 6_500 * MS, SEC, "less left than the margin"),
-        (Duration::ZERO, Duration::ZERO, Duration::ZERO, "nothing at all"),
+        (
+            Duration::ZERO,
+            Duration::ZERO,
+            Duration::ZERO,
+            "nothing at all",
+        ),
         (SEC, Duration::MAX, Duration::MAX, "huge spent and margin"),
     ];
     for (remaining, spent, margin, story) in cases {
@@ -73,7 +102,15 @@ fn saturates_at_zero() {
             show(got),
         );
     }
-    let values = [Duration::ZERO, MS, 999 * MS, SEC, 7 * SEC, 30 * SEC, Duration::MAX];
+    let values = [
+        Duration::ZERO,
+        MS,
+        999 * MS,
+        SEC,
+        7 * SEC,
+        30 * SEC,
+        Duration::MAX,
+    ];
     for remaining in values {
         for spent in values {
             for margin in values {

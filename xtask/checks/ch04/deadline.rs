@@ -113,7 +113,10 @@ async fn no_sleep_past_deadline() {
     let policy = Policy::fixed(10, 100 * MS, SEC);
     for (deadline, why) in [
         (1_500 * MS, "would end at 2 s, past the deadline at 1.5 s"),
-        (2 * SEC, "would end exactly at the deadline (2 s), leaving no time for an attempt"),
+        (
+            2 * SEC,
+            "would end exactly at the deadline (2 s), leaving no time for an attempt",
+        ),
     ] {
         let run = run_uncancelled(Service::failing_fast(), deadline, &policy).await;
         assert!(
@@ -137,7 +140,9 @@ async fn no_sleep_past_deadline() {
     ] {
         let run = run_uncancelled(Service::new(&[Step::Fail(400 * MS)]), deadline, &policy).await;
         assert!(
-            run.result == Err(RetryError::Failed(1)) && run.returned == 400 * MS && run.calls() == 1,
+            run.result == Err(RetryError::Failed(1))
+                && run.returned == 400 * MS
+                && run.calls() == 1,
             "with a service that fails after 400 ms, attempts of at most 1 s, 1 s sleeps and a \
              deadline {} away, the first attempt fails at 400 ms, leaving {} before the \
              deadline; the sleep {why}, so it must not be started: compare the sleep with the \
@@ -162,7 +167,9 @@ async fn sleep_ending_before_deadline_is_taken() {
     let run = run_uncancelled(Service::failing_fast(), deadline, &policy).await;
     let expected = [Duration::ZERO, SEC, 2 * SEC];
     assert!(
-        run.starts == expected && run.result == Err(RetryError::Failed(3)) && run.returned == 2 * SEC,
+        run.starts == expected
+            && run.result == Err(RetryError::Failed(3))
+            && run.returned == 2 * SEC,
         "with a service that fails at once, 1 s sleeps, attempts of at most 100 ms and a deadline \
          2.001 s away, the sleep after attempt 2 ends at 2 s, 1 ms before the deadline: it must \
          be taken, and attempt 3 started at 2 s (with what is left, 1 ms, as its timeout). Only \

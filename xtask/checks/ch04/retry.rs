@@ -101,7 +101,12 @@ pub async fn run(
     let deadline = started + deadline_after;
     let result = retry_until(deadline, policy, || service.call(), cancel).await;
     let returned = Instant::now() - started;
-    let starts = service.starts.borrow().iter().map(|start| *start - started).collect();
+    let starts = service
+        .starts
+        .borrow()
+        .iter()
+        .map(|start| *start - started)
+        .collect();
     Run {
         result,
         starts,
@@ -116,7 +121,11 @@ pub async fn run_uncancelled(service: Service, deadline_after: Duration, policy:
 
 #[tokio::test(start_paused = true)]
 async fn success_after_failures() {
-    let service = Service::new(&[Step::Fail(100 * MS), Step::Fail(100 * MS), Step::Succeed(100 * MS)]);
+    let service = Service::new(&[
+        Step::Fail(100 * MS),
+        Step::Fail(100 * MS),
+        Step::Succeed(100 * MS),
+    ]);
     let policy = Policy::fixed(5, SEC, 500 * MS);
     let run = run_uncancelled(service, 60 * SEC, &policy).await;
     assert!(
@@ -169,7 +178,9 @@ async fn per_attempt_timeout() {
     let run = run_uncancelled(Service::hanging(), 60 * SEC, &policy).await;
     let expected = [Duration::ZERO, 3 * SEC, 6 * SEC];
     assert!(
-        run.starts == expected && run.result == Err(RetryError::TimedOut) && run.returned == 8 * SEC,
+        run.starts == expected
+            && run.result == Err(RetryError::TimedOut)
+            && run.returned == 8 * SEC,
         "with a service that hangs, 3 attempts cut off after 2 s each and 1 s sleeps (deadline \
          60 s, far away), the calls should start at [0 ms, 3 s, 6 s] and the loop return \
          Err(TimedOut) at 8 s; yours started calls at {} and returned {:?} at {}",
@@ -196,7 +207,10 @@ async fn per_attempt_timeout() {
     // chapter 3): at the per-attempt timeout, and at a timeout truncated to the deadline.
     for (deadline, why) in [
         (60 * SEC, "at exactly its 2 s timeout"),
-        (1_500 * MS, "at exactly its timeout, truncated to the 1.5 s left before the deadline"),
+        (
+            1_500 * MS,
+            "at exactly its timeout, truncated to the 1.5 s left before the deadline",
+        ),
     ] {
         let answer_after = (2 * SEC).min(deadline);
         let service = Service::new(&[Step::Succeed(answer_after)]);
@@ -221,7 +235,9 @@ async fn deadline_passed_before_start() {
     let policy = Policy::fixed(3, SEC, 100 * MS);
     let run = run_uncancelled(Service::failing_fast(), Duration::ZERO, &policy).await;
     assert!(
-        run.result == Err(RetryError::DeadlineExceeded) && run.calls() == 0 && run.returned.is_zero(),
+        run.result == Err(RetryError::DeadlineExceeded)
+            && run.calls() == 0
+            && run.returned.is_zero(),
         "called with a deadline that is already reached (deadline = now), the loop must return \
          Err(DeadlineExceeded) at once without calling the operation; yours returned {:?} after \
          {} call(s), at {}",
@@ -236,13 +252,7 @@ async fn sleeps_follow_the_policy() {
     let policy = Policy::new(5, SEC, [100 * MS, 300 * MS, 700 * MS]);
     let text = "5 attempts of at most 1 s, sleeps [100 ms, 300 ms, 700 ms] (the last repeats)";
     let run = run_uncancelled(Service::failing_fast(), 60 * SEC, &policy).await;
-    let expected = [
-        Duration::ZERO,
-        100 * MS,
-        400 * MS,
-        1_100 * MS,
-        1_800 * MS,
-    ];
+    let expected = [Duration::ZERO, 100 * MS, 400 * MS, 1_100 * MS, 1_800 * MS];
     assert!(
         run.starts == expected && run.result == Err(RetryError::Failed(5)),
         "with a service that fails at once, {text} and a deadline 60 s away, the sleep after \
@@ -269,7 +279,9 @@ async fn sleeps_follow_the_policy() {
     let deadline = 600 * MS;
     let run = run_uncancelled(Service::failing_fast(), deadline, &policy).await;
     assert!(
-        run.starts == expected[..3] && run.result == Err(RetryError::Failed(3)) && run.returned == 400 * MS,
+        run.starts == expected[..3]
+            && run.result == Err(RetryError::Failed(3))
+            && run.returned == 400 * MS,
         "with the same policy and a deadline 600 ms away, the sleep after attempt 2 (300 ms, \
          ending at 400 ms) fits, whatever comes after it; attempt 3 fails at 400 ms and the sleep \
          after it, delay_after(3) = 700 ms, would end at 1.1 s, past the deadline: the loop must \

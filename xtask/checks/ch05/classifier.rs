@@ -4,7 +4,9 @@ use std::cell::Cell;
 
 use exercise::Retry;
 
-use super::fixture::{Ear, Failure, MS, Service, run, run_on, show_heard, show_policy, show_result};
+use super::fixture::{
+    Ear, Failure, MS, Service, run, run_on, show_heard, show_policy, show_result,
+};
 use crate::support::show;
 
 #[tokio::test(start_paused = true)]
@@ -40,11 +42,9 @@ async fn policy_not_asked() {
     let asked = Cell::new(0u32);
     let policy = [20 * MS, 40 * MS, 80 * MS, 160 * MS];
     let ear = Ear::default();
-    let retry = Retry::new(|| {
-        policy.into_iter().inspect(|_| asked.set(asked.get() + 1))
-    })
-    .when(|error: &Failure| error.retryable)
-    .notify(|event| ear.hear(event));
+    let retry = Retry::new(|| policy.into_iter().inspect(|_| asked.set(asked.get() + 1)))
+        .when(|error: &Failure| error.retryable)
+        .notify(|event| ear.hear(event));
     let outcome = run_on(&retry, &ear, Service::permanent_at(3)).await;
     assert!(
         outcome.calls() == 3 && asked.get() == 2,

@@ -76,8 +76,10 @@ fn rule_by_position() {
             } else {
                 proposed
             };
-            let got = catch(|| delay_before_retry(retry, proposed))
-                .map_or_else(|panic| format!("a panic ({panic})"), |delay| format!("{delay:?}"));
+            let got = catch(|| delay_before_retry(retry, proposed)).map_or_else(
+                |panic| format!("a panic ({panic})"),
+                |delay| format!("{delay:?}"),
+            );
             if got != format!("{expected:?}") {
                 mistakes.push(format!(
                     "delay_before_retry({retry}, {}) gave {got}, expected {expected:?}",
@@ -91,7 +93,12 @@ fn rule_by_position() {
         "the first retry keeps whatever the policy proposes, zero included; for every later retry \
          an exact zero becomes MIN_DELAY (100 ms), and every other delay, however small, passes \
          unchanged. Yours: {}{}",
-        mistakes.iter().take(4).cloned().collect::<Vec<_>>().join("; "),
+        mistakes
+            .iter()
+            .take(4)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("; "),
         if mistakes.len() > 4 {
             format!(" (and {} more)", mistakes.len() - 4)
         } else {

@@ -189,8 +189,16 @@ fn cap_one_nanosecond_either_side() {
         Setting::new(7 * nano, 2, Duration::from_nanos(7 * 1024 - 1)),
         // Far out, where f64 seconds are 1.9 ns apart: 104,857.6 s · 2^7 is exactly
         // 13,421,772.8 s, and in f64 it equals the f64 of either cap 1 ns away.
-        Setting::new(104_857_600 * MS, 2, Duration::from_millis(13_421_772_800) + nano),
-        Setting::new(104_857_600 * MS, 2, Duration::from_millis(13_421_772_800) - nano),
+        Setting::new(
+            104_857_600 * MS,
+            2,
+            Duration::from_millis(13_421_772_800) + nano,
+        ),
+        Setting::new(
+            104_857_600 * MS,
+            2,
+            Duration::from_millis(13_421_772_800) - nano,
+        ),
     ];
     for setting in settings {
         let wanted: Vec<Duration> = (0..12).map(|retry| expected(&setting, retry)).collect();
@@ -199,7 +207,10 @@ fn cap_one_nanosecond_either_side() {
         let from_delay: Vec<Duration> = (0..12)
             .map(|retry| delay(&schedule, &setting, retry))
             .collect();
-        for (what, got) in [("the iterator", from_iterator), ("delay(0..12)", from_delay)] {
+        for (what, got) in [
+            ("the iterator", from_iterator),
+            ("delay(0..12)", from_delay),
+        ] {
             if let Some((retry, want, saw)) = first_difference(&wanted, &got) {
                 panic!(
                     "with {} (a cap one nanosecond away from base · factor^k), {what} should give \

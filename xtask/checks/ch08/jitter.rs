@@ -15,9 +15,10 @@ pub fn ceiling(attempt: u32, base: Duration, cap: Duration) -> Duration {
         .checked_shl(attempt)
         .and_then(|factor| base.as_nanos().checked_mul(factor));
     match exponential {
-        Some(nanos) if nanos < cap.as_nanos() => {
-            Duration::new((nanos / 1_000_000_000) as u64, (nanos % 1_000_000_000) as u32)
-        }
+        Some(nanos) if nanos < cap.as_nanos() => Duration::new(
+            (nanos / 1_000_000_000) as u64,
+            (nanos % 1_000_000_000) as u32,
+        ),
         None if base.is_zero() => Duration::ZERO,
         _ => cap,
     }
@@ -29,7 +30,12 @@ fn draw(attempt: u32, base: Duration, cap: Duration, seed: u64) -> Duration {
     draw_with(attempt, base, cap, &mut rng)
 }
 
-fn draw_with(attempt: u32, base: Duration, cap: Duration, rng: &mut rand::rngs::StdRng) -> Duration {
+fn draw_with(
+    attempt: u32,
+    base: Duration,
+    cap: Duration,
+    rng: &mut rand::rngs::StdRng,
+) -> Duration {
     catch(|| full_jitter(attempt, base, cap, rng)).unwrap_or_else(|message| {
         panic!(
             "full_jitter(attempt = {attempt}, base = {}, cap = {}) panicked: {message}",
@@ -43,7 +49,9 @@ fn draw_with(attempt: u32, base: Duration, cap: Duration, rng: &mut rand::rngs::
 fn not_deterministic() {
     let (base, cap) = (100 * MS, 10_000 * MS);
     for attempt in 1..=3 {
-        let delays: Vec<Duration> = (0..200).map(|seed| draw(attempt, base, cap, seed)).collect();
+        let delays: Vec<Duration> = (0..200)
+            .map(|seed| draw(attempt, base, cap, seed))
+            .collect();
         let distinct: BTreeSet<Duration> = delays.iter().copied().collect();
         assert!(
             distinct.len() >= 100,
@@ -174,7 +182,11 @@ fn reaches_ceiling() {
         (10 * MS, Duration::from_nanos(80_000_001), 0..=5),
         (10 * MS, Duration::from_nanos(79_999_999), 0..=5),
         (2_000 * MS, 500 * MS, 0..=2),
-        (Duration::from_nanos(1), Duration::from_secs(1_000_000), 28..=52),
+        (
+            Duration::from_nanos(1),
+            Duration::from_secs(1_000_000),
+            28..=52,
+        ),
         // Past u64 nanoseconds (about 584 years), below a cap that is further still.
         (Duration::from_secs(1), Duration::MAX, 32..=38),
         // A 1 ns base under the largest cap keeps doubling past attempt 64 (2^64 ns, 584 years)
@@ -300,7 +312,9 @@ fn uniform_to_the_nanosecond() {
                 (nanos, count as f64 / draws.len() as f64)
             })
             .collect();
-        let even = shares.iter().all(|(_, share)| (share - expected).abs() <= 0.05);
+        let even = shares
+            .iter()
+            .all(|(_, share)| (share - expected).abs() <= 0.05);
         let shown: Vec<String> = shares
             .iter()
             .map(|(nanos, share)| format!("{nanos} ns: {:.1} %", share * 100.0))
@@ -350,19 +364,24 @@ fn never_above_exact_ceiling() {
     // a nanosecond too high shows. (The ceilings stay below 2^64 ns, about 584 years.)
     let settings = [
         (100 * MS, Duration::from_secs(10_000_000_000), 26..=33),
-        (MS, Duration::from_secs(8_640_000) + Duration::from_nanos(1), 30..=36),
+        (
+            MS,
+            Duration::from_secs(8_640_000) + Duration::from_nanos(1),
+            30..=36,
+        ),
     ];
     for (base, cap, attempts) in settings {
         for attempt in attempts {
             let limit = ceiling(attempt, base, cap);
-            let delay = catch(|| full_jitter(attempt, base, cap, &mut LargestDraw))
-                .unwrap_or_else(|message| {
+            let delay = catch(|| full_jitter(attempt, base, cap, &mut LargestDraw)).unwrap_or_else(
+                |message| {
                     panic!(
                         "full_jitter(attempt = {attempt}, base = {}, cap = {}) panicked: {message}",
                         show(base),
                         show(cap)
                     )
-                });
+                },
+            );
             assert!(
                 delay <= limit,
                 "full_jitter(attempt = {attempt}, base = {}, cap = {}) must never exceed \

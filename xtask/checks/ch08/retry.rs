@@ -34,7 +34,11 @@ impl Recorder {
         let mut calls = self.calls.borrow_mut();
         calls.push(Instant::now());
         let number = calls.len() as u32;
-        if number > self.failures { Ok(number) } else { Err(number) }
+        if number > self.failures {
+            Ok(number)
+        } else {
+            Err(number)
+        }
     }
 
     fn count(&self) -> u32 {
@@ -110,7 +114,12 @@ async fn returns_last_error() {
 async fn no_sleep_after_last_failure() {
     for seed in 0..50 {
         let run = run(Recorder::always_failing(), 3, 100 * MS, 1_000 * MS, seed).await;
-        let last_call = run.service.instants().last().copied().unwrap_or(run.started);
+        let last_call = run
+            .service
+            .instants()
+            .last()
+            .copied()
+            .unwrap_or(run.started);
         let trailing = run.returned - last_call;
         assert!(
             trailing.is_zero(),
@@ -123,8 +132,16 @@ async fn no_sleep_after_last_failure() {
 
 #[tokio::test(start_paused = true)]
 async fn single_attempt_never_sleeps() {
-    let cases = [(Recorder::always_failing(), 1, "attempts = 1 and a failing service")];
-    let succeeding = [(Recorder::failing_first(0), 5, "a service that succeeds at once")];
+    let cases = [(
+        Recorder::always_failing(),
+        1,
+        "attempts = 1 and a failing service",
+    )];
+    let succeeding = [(
+        Recorder::failing_first(0),
+        5,
+        "a service that succeeds at once",
+    )];
     for (service, attempts, case) in cases.into_iter().chain(succeeding) {
         let run = run(service, attempts, 100 * MS, 1_000 * MS, 5).await;
         let waited = run.returned - run.started;
@@ -231,7 +248,10 @@ async fn delays_independent() {
 #[tokio::test(start_paused = true)]
 async fn many_attempts_no_overflow() {
     let run = run(Recorder::always_failing(), 200, MS, 50 * MS, 6).await;
-    let longest = gaps(&run.service.instants()).into_iter().max().unwrap_or_default();
+    let longest = gaps(&run.service.instants())
+        .into_iter()
+        .max()
+        .unwrap_or_default();
     assert!(
         run.result == Err(200) && longest <= 50 * MS,
         "with attempts = 200 (base = 1 ms, cap = 50 ms) the loop must make 200 calls, sleep at \
@@ -417,10 +437,7 @@ async fn sleep_follows_the_failure() {
         let mut rng = seeded(seed);
         let result = retry_with_backoff(|| service.call(), attempts, base, cap, &mut rng).await;
         let calls = service.calls.borrow().clone();
-        let waits: Vec<Duration> = calls
-            .windows(2)
-            .map(|pair| pair[1].0 - pair[0].1)
-            .collect();
+        let waits: Vec<Duration> = calls.windows(2).map(|pair| pair[1].0 - pair[0].1).collect();
         // tokio's timer ticks in whole milliseconds, so a sleep ends up to 1 ms late.
         let matches = waits.len() == expected.len()
             && waits

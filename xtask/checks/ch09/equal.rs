@@ -229,9 +229,9 @@ fn nanosecond_edges() {
     // 3, 6, 12, 13 ns; a zero base gives t = 0. Across 300 seeds every whole nanosecond of
     // [t/2, t] turns up, so the largest delay seen must be t itself and the smallest at most t/2
     // rounded up.
-    for (base, cap) in [(1, 7), (3, 11), (3, 13), (0, 5)].map(|(base, cap)| {
-        (Duration::from_nanos(base), Duration::from_nanos(cap))
-    }) {
+    for (base, cap) in [(1, 7), (3, 11), (3, 13), (0, 5)]
+        .map(|(base, cap)| (Duration::from_nanos(base), Duration::from_nanos(cap)))
+    {
         let runs: Vec<Vec<Duration>> = (0..300).map(|seed| delays(base, cap, 5, seed)).collect();
         for attempt in 0..5u32 {
             let t = ceiling(attempt, base, cap);
@@ -358,10 +358,7 @@ pub fn correlation(pairs: &[(f64, f64)]) -> f64 {
         pairs.iter().map(|p| p.0).sum::<f64>() / n,
         pairs.iter().map(|p| p.1).sum::<f64>() / n,
     );
-    let covariance: f64 = pairs
-        .iter()
-        .map(|(x, y)| (x - mean_x) * (y - mean_y))
-        .sum();
+    let covariance: f64 = pairs.iter().map(|(x, y)| (x - mean_x) * (y - mean_y)).sum();
     let spread_x: f64 = pairs.iter().map(|(x, _)| (x - mean_x).powi(2)).sum();
     let spread_y: f64 = pairs.iter().map(|(_, y)| (y - mean_y).powi(2)).sum();
     if spread_x == 0.0 || spread_y == 0.0 {
@@ -446,7 +443,10 @@ fn spread_beyond_u64_nanoseconds() {
         let low = fractions.iter().copied().fold(f64::INFINITY, f64::min);
         let high = fractions.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         assert!(
-            fractions.len() == runs.len() && (0.35..=0.65).contains(&mean) && low <= 0.15 && high >= 0.85,
+            fractions.len() == runs.len()
+                && (0.35..=0.65).contains(&mean)
+                && low <= 0.15
+                && high >= 0.85,
             "with base = u64::MAX / 16 s and cap = Duration::MAX, t before retry {attempt} is \
              {} and each delay is drawn uniformly from [t/2, t]; as a position from 0 (t/2) to 1 \
              (t), across 200 seeds yours averaged {mean:.3} (near 0.5 expected) and ranged from \

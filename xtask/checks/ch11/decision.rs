@@ -219,7 +219,12 @@ fn long_backoff_gives_up() {
          left\"",
     );
     expect(
-        (None, 5 * SECOND - Duration::from_nanos(1), MINUTE, 5 * SECOND),
+        (
+            None,
+            5 * SECOND - Duration::from_nanos(1),
+            MINUTE,
+            5 * SECOND,
+        ),
         Decision::Sleep(5 * SECOND - Duration::from_nanos(1)),
         "a backoff that ends 1 ns before the deadline is still taken",
     );

@@ -217,7 +217,11 @@ fn delay_seconds() {
             "optional whitespace after the value is ignored",
         ),
         ("\t7\t", 7, "tabs are optional whitespace too"),
-        ("4294967296", 1 << 32, "2^32 s: more than a u32 holds, still a u64"),
+        (
+            "4294967296",
+            1 << 32,
+            "2^32 s: more than a u32 holds, still a u64",
+        ),
         (
             "9223372036854775808",
             1 << 63,

@@ -263,7 +263,8 @@ async fn hint_keeps_attempt_limit() {
         );
         let last = run.result.as_ref().err().map(|error| error.received_at);
         // Each error is stamped when its call answers: the last one 10 ms after the last start.
-        let expected_last = Some(UNIX_EPOCH + Duration::from_secs(CLOCK_START) + last_start + 10 * MS);
+        let expected_last =
+            Some(UNIX_EPOCH + Duration::from_secs(CLOCK_START) + last_start + 10 * MS);
         assert!(
             last == expected_last,
             "with max_attempts = {max_attempts} the loop must return the error of the last call \
@@ -365,7 +366,11 @@ fn call_longer_than_budget() {
             let message = payload
                 .downcast_ref::<String>()
                 .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|text| (*text).to_owned()))
+                .or_else(|| {
+                    payload
+                        .downcast_ref::<&str>()
+                        .map(|text| (*text).to_owned())
+                })
                 .unwrap_or_default();
             panic!(
                 "with a 2 s budget and a first call that takes 3 s and fails, your loop panicked: \

@@ -242,7 +242,10 @@ fn success_adds_token_ratio() {
         0.1,
         &[
             (Failure, &[9.0, 8.0, 7.0, 6.0]),
-            (Success, &[6.1, 6.2, 6.3, 6.4, 6.5, 6.6, 6.7, 6.8, 6.9, 7.0, 7.1]),
+            (
+                Success,
+                &[6.1, 6.2, 6.3, 6.4, 6.5, 6.6, 6.7, 6.8, 6.9, 7.0, 7.1],
+            ),
         ],
         "each success adds token_ratio",
     );
@@ -271,7 +274,12 @@ fn stays_within_bounds() {
         10.0,
         0.1,
         &[
-            (Failure, &[9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+            (
+                Failure,
+                &[
+                    9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                ],
+            ),
             (Success, &[0.1, 0.2, 0.3]),
         ],
         "the count never falls below zero (failures on an empty budget change nothing)",
@@ -292,10 +300,7 @@ fn stays_within_bounds() {
     expect_counts(
         1_000.0,
         1e7,
-        &[
-            (Failure, &[999.0, 998.0]),
-            (Success, &[1_000.0, 1_000.0]),
-        ],
+        &[(Failure, &[999.0, 998.0]), (Success, &[1_000.0, 1_000.0])],
         "the count never rises above max_tokens, however large token_ratio is",
     );
 }

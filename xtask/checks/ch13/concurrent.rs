@@ -61,7 +61,10 @@ fn race(budget: &RetryBudget, update: impl Fn(&RetryBudget) + Sync) -> u64 {
                 })
             })
             .collect();
-        threads.into_iter().map(|t| t.join()).collect::<Result<Vec<()>, _>>()
+        threads
+            .into_iter()
+            .map(|t| t.join())
+            .collect::<Result<Vec<()>, _>>()
     });
     if let Err(payload) = outcome {
         panic!(
@@ -173,7 +176,10 @@ async fn tasks_share_one_budget() {
             tokio::spawn(async move {
                 let mut succeeded = 0;
                 for _ in 0..REQUESTS_PER_TASK {
-                    if retry_with_budget(|| service.call(), 3, &budget).await.is_ok() {
+                    if retry_with_budget(|| service.call(), 3, &budget)
+                        .await
+                        .is_ok()
+                    {
                         succeeded += 1;
                     }
                 }

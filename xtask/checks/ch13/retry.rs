@@ -32,7 +32,11 @@ async fn send(
         calls.push(tokens(budget));
         *total += 1;
         let number = calls.len() as u32;
-        ready(if fails(number) { Err(*total) } else { Ok(*total) })
+        ready(if fails(number) {
+            Err(*total)
+        } else {
+            Ok(*total)
+        })
     };
     let result = retry_with_budget(op, attempts, budget).await;
     Request { result, calls }
@@ -99,7 +103,10 @@ async fn health_never_refuses() {
         if fails_once {
             failing_requests += 1;
         }
-        let sent = send(&budget, ATTEMPTS, &mut total, |call| fails_once && call == 1).await;
+        let sent = send(&budget, ATTEMPTS, &mut total, |call| {
+            fails_once && call == 1
+        })
+        .await;
         if let Err(error) = sent.result {
             let held = tokens(&budget);
             panic!(
@@ -129,9 +136,21 @@ async fn reports_every_outcome() {
     // (attempts, what the request's calls do, the calls it should make, the count after it)
     let script: [(u32, &[bool], usize, f64, &str); 9] = [
         (ATTEMPTS, &[true, true, true], 3, 7.0, "three failed calls"),
-        (ATTEMPTS, &[true, false], 2, 6.1, "a failure, then a success"),
+        (
+            ATTEMPTS,
+            &[true, false],
+            2,
+            6.1,
+            "a failure, then a success",
+        ),
         (ATTEMPTS, &[false], 1, 6.2, "a success at once"),
-        (ATTEMPTS, &[true, true, true], 2, 4.2, "two failures, then a refused retry"),
+        (
+            ATTEMPTS,
+            &[true, true, true],
+            2,
+            4.2,
+            "two failures, then a refused retry",
+        ),
         (ATTEMPTS, &[false], 1, 4.3, "a success at once"),
         // A request that may not retry still reports: its outcome is traffic the budget counts.
         (1, &[true], 1, 3.3, "one failed call, no retry allowed"),
@@ -142,7 +161,10 @@ async fn reports_every_outcome() {
     let budget = budget(10.0, 0.1);
     let mut total = 0;
     for (request, &(attempts, plan, calls, expected, what)) in (1..).zip(&script) {
-        let sent = send(&budget, attempts, &mut total, |call| plan[call as usize - 1]).await;
+        let sent = send(&budget, attempts, &mut total, |call| {
+            plan[call as usize - 1]
+        })
+        .await;
         let held = tokens(&budget);
         assert!(
             sent.calls.len() == calls && (held - expected).abs() < 0.000_5,
@@ -160,9 +182,27 @@ async fn reports_every_outcome() {
 async fn asks_before_each_retry() {
     // (max_tokens, failures recorded before the request, attempts, calls expected, why)
     let cases = [
-        (10.0, 5, 5, 1, "5.000 tokens: not above 5, so no retry at all"),
-        (10.0, 3, 10, 2, "7.000 tokens: the first failure leaves 6 (retry), the second 5 (refused)"),
-        (10.0, 0, 10, 5, "10.000 tokens: retries while 9, 8, 7, 6 are left; refused at 5"),
+        (
+            10.0,
+            5,
+            5,
+            1,
+            "5.000 tokens: not above 5, so no retry at all",
+        ),
+        (
+            10.0,
+            3,
+            10,
+            2,
+            "7.000 tokens: the first failure leaves 6 (retry), the second 5 (refused)",
+        ),
+        (
+            10.0,
+            0,
+            10,
+            5,
+            "10.000 tokens: retries while 9, 8, 7, 6 are left; refused at 5",
+        ),
         // A budget of 1,000 tokens and a request allowed 1,000 attempts: the budget stops it
         // after 500 calls, not a limit of 10 or 100 calls of the loop's own.
         (
@@ -204,12 +244,22 @@ async fn asks_before_each_retry() {
 #[tokio::test]
 async fn attempts_still_capped() {
     // (attempts, does every call fail, calls expected)
-    let cases = [(3, true, 3), (1, true, 1), (0, true, 1), (3, false, 1), (2, true, 2)];
+    let cases = [
+        (3, true, 3),
+        (1, true, 1),
+        (0, true, 1),
+        (3, false, 1),
+        (2, true, 2),
+    ];
     for (attempts, failing, expected) in cases {
         let budget = budget(10.0, 0.1);
         let mut total = 0;
         let sent = send(&budget, attempts, &mut total, |_| failing).await;
-        let service = if failing { "a failing service" } else { "a healthy service" };
+        let service = if failing {
+            "a failing service"
+        } else {
+            "a healthy service"
+        };
         let result = if failing { Err(total) } else { Ok(1) };
         assert!(
             sent.calls.len() == expected && sent.result == result,
@@ -240,9 +290,24 @@ async fn timed_outage_request(budget: &RetryBudget, attempts: u32) -> (u64, std:
 async fn refusal_returns_at_once() {
     // (failures recorded before the request, attempts, calls expected, why the loop stops)
     let cases = [
-        (5, 3, 1, "the budget holds 5.000 tokens and refuses the retry"),
-        (3, 3, 2, "the budget refuses the second retry at 5.000 tokens"),
-        (0, 3, 3, "the attempts run out while the budget still allows retries"),
+        (
+            5,
+            3,
+            1,
+            "the budget holds 5.000 tokens and refuses the retry",
+        ),
+        (
+            3,
+            3,
+            2,
+            "the budget refuses the second retry at 5.000 tokens",
+        ),
+        (
+            0,
+            3,
+            3,
+            "the attempts run out while the budget still allows retries",
+        ),
     ];
     for (drained, attempts, expected, why) in cases {
         let budget = budget(10.0, 0.1);

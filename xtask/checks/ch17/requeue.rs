@@ -41,13 +41,17 @@ fn resets_attempts_and_schedule() {
          at its first error; a far next_retry_at leaves it waiting"
     );
     assert!(
-        (&row.payload, &row.aggregate_id, &row.event_type, row.created_at)
-            == (
-                &letter.payload,
-                &letter.aggregate_id,
-                &letter.event_type,
-                letter.created_at
-            ),
+        (
+            &row.payload,
+            &row.aggregate_id,
+            &row.event_type,
+            row.created_at
+        ) == (
+            &letter.payload,
+            &letter.aggregate_id,
+            &letter.event_type,
+            letter.created_at
+        ),
         "a requeued event is the same event, written when it was first written: expected \
          payload {} for {} / {}, created_at {}; got {} for {} / {}, created_at {}",
         letter.payload,

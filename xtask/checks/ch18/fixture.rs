@@ -186,7 +186,10 @@ pub fn claim<S: OutboxStore>(
 
 /// `store.mark_sent(…)`, with a panic or an error turned into a failure that names the call.
 pub fn mark_sent<S: OutboxStore>(store: &mut S, id: i64, worker: &str, now: Millis) -> bool {
-    let call = format!("mark_sent(id = {id}, worker = {worker:?}, now = {})", at(now));
+    let call = format!(
+        "mark_sent(id = {id}, worker = {worker:?}, now = {})",
+        at(now)
+    );
     match catch(|| store.mark_sent(id, worker, now)) {
         Ok(Ok(done)) => done,
         Ok(Err(error)) => panic!("{call} returned an error: {error}"),
@@ -221,7 +224,8 @@ pub fn lease(row: &OutboxRow) -> String {
         (None, None) => "no lease".to_owned(),
         (by, until) => format!(
             "locked_by = {}, locked_until = {}",
-            by.as_deref().map_or("NULL".to_owned(), |w| format!("{w:?}")),
+            by.as_deref()
+                .map_or("NULL".to_owned(), |w| format!("{w:?}")),
             at_opt(until)
         ),
     }
@@ -260,12 +264,13 @@ impl SqliteDb {
         // a check process may write no file larger than 8 MiB.
         let created = rusqlite::Connection::open(&path).and_then(|conn| {
             conn.pragma_update(None, "page_size", 1024)?;
-            conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| {
-                row.get::<_, String>(0)
-            })
+            conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
         });
         if let Err(error) = created {
-            panic!("creating the SQLite database {} failed: {error}", path.display());
+            panic!(
+                "creating the SQLite database {} failed: {error}",
+                path.display()
+            );
         }
         let store = match catch(|| SqliteStore::open(&path)) {
             Ok(Ok(store)) => store,
@@ -303,11 +308,16 @@ impl Db for SqliteDb {
     }
 
     fn main(&self) -> MutexGuard<'_, SqliteStore> {
-        self.main.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.main
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn connect(&self) -> SqliteStore {
-        let path = self.path.as_ref().expect("an in-memory database has one connection only");
+        let path = self
+            .path
+            .as_ref()
+            .expect("an in-memory database has one connection only");
         let mut store = SqliteStore::open(path)
             .unwrap_or_else(|error| panic!("opening another SQLite connection failed: {error}"));
         // SQLite's busy timeout sleeps at least a millisecond between tries; four workers that
@@ -359,9 +369,11 @@ impl Db for SqliteDb {
     fn pending_with(store: &mut SqliteStore) -> i64 {
         store
             .connection()
-            .query_row("SELECT COUNT(*) FROM outbox WHERE status = 'pending'", [], |row| {
-                row.get(0)
-            })
+            .query_row(
+                "SELECT COUNT(*) FROM outbox WHERE status = 'pending'",
+                [],
+                |row| row.get(0),
+            )
             .unwrap_or_else(|error| panic!("counting pending rows failed: {error}"))
     }
 }
@@ -447,12 +459,15 @@ impl Db for PostgresDb {
     }
 
     fn main(&self) -> MutexGuard<'_, PostgresStore> {
-        self.main.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.main
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn connect(&self) -> PostgresStore {
-        let mut store = PostgresStore::connect(&self.url, &self.schema)
-            .unwrap_or_else(|error| panic!("opening another PostgreSQL connection failed: {error}"));
+        let mut store = PostgresStore::connect(&self.url, &self.schema).unwrap_or_else(|error| {
+            panic!("opening another PostgreSQL connection failed: {error}")
+        });
         without_flush(&mut store);
         store
     }

@@ -23,7 +23,10 @@ fn claims_only_due_rows() {
 
 #[test]
 fn claims_oldest_first_up_to_limit() {
-    with_postgres("claims_oldest_first", scenarios::claims_oldest_first_up_to_limit);
+    with_postgres(
+        "claims_oldest_first",
+        scenarios::claims_oldest_first_up_to_limit,
+    );
 }
 
 #[test]
@@ -33,27 +36,42 @@ fn writes_the_lease() {
 
 #[test]
 fn skips_rows_under_a_valid_lease() {
-    with_postgres("skips_valid_leases", scenarios::skips_rows_under_a_valid_lease);
+    with_postgres(
+        "skips_valid_leases",
+        scenarios::skips_rows_under_a_valid_lease,
+    );
 }
 
 #[test]
 fn reclaims_expired_leases() {
-    with_postgres("reclaims_expired_leases", scenarios::reclaims_expired_leases);
+    with_postgres(
+        "reclaims_expired_leases",
+        scenarios::reclaims_expired_leases,
+    );
 }
 
 #[test]
 fn mark_sent_requires_the_lease() {
-    with_postgres("mark_sent_requires_lease", scenarios::mark_sent_requires_the_lease);
+    with_postgres(
+        "mark_sent_requires_lease",
+        scenarios::mark_sent_requires_the_lease,
+    );
 }
 
 #[test]
 fn expired_lease_cannot_mark() {
-    with_postgres("expired_lease_cannot_mark", scenarios::expired_lease_cannot_mark);
+    with_postgres(
+        "expired_lease_cannot_mark",
+        scenarios::expired_lease_cannot_mark,
+    );
 }
 
 #[test]
 fn reschedule_gives_the_row_back() {
-    with_postgres("reschedule_gives_back", scenarios::reschedule_gives_the_row_back);
+    with_postgres(
+        "reschedule_gives_back",
+        scenarios::reschedule_gives_the_row_back,
+    );
 }
 
 /// The run of four workers (scenarios::run_workers), made once per process and judged by four
@@ -63,7 +81,8 @@ fn workers(check: impl FnOnce(&scenarios::Report)) {
     let Some(url) = PostgresStore::url_from_env() else {
         skip_postgres()
     };
-    let run = RUN.get_or_init(|| catch(|| scenarios::run_workers(&PostgresDb::new(url, "workers"))));
+    let run =
+        RUN.get_or_init(|| catch(|| scenarios::run_workers(&PostgresDb::new(url, "workers"))));
     check(run.as_ref().unwrap_or_else(|message| panic!("{message}")));
 }
 

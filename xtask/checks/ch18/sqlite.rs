@@ -90,7 +90,10 @@ fn try_claim(store: &mut SqliteStore, worker: &str) -> Result<Vec<OutboxRow>, St
 /// handler when a's claim has to wait; the handler releases the lock and, when `rival` is given,
 /// lets worker "b" claim in full right there, in the middle of a's claim. Returns a's result and
 /// b's (None when the handler never ran).
-type Outcome = (Result<Vec<OutboxRow>, String>, Option<Result<Vec<OutboxRow>, String>>);
+type Outcome = (
+    Result<Vec<OutboxRow>, String>,
+    Option<Result<Vec<OutboxRow>, String>>,
+);
 
 fn claim_while_locked(db: &SqliteDb, rival: Option<SqliteStore>) -> Outcome {
     let holder = db.connect();
@@ -207,9 +210,9 @@ fn claim_searches_the_due_range() {
                 .collect()
         })
         .unwrap_or_else(|error| panic!("EXPLAIN QUERY PLAN of your claim_sql() failed: {error}"));
-    let ranged = steps.iter().any(|step| {
-        step.starts_with("SEARCH outbox USING INDEX outbox_due") && step.contains('<')
-    });
+    let ranged = steps
+        .iter()
+        .any(|step| step.starts_with("SEARCH outbox USING INDEX outbox_due") && step.contains('<'));
     assert!(
         ranged,
         "EXPLAIN QUERY PLAN of your claim, on the given schema:\n  {}\nThe claim must find the \

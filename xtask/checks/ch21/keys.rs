@@ -45,7 +45,9 @@ async fn compensation_has_its_own_key() {
                  can tell a retried refund from a second one; yours carried {keys:?}",
             );
             assert!(
-                references.iter().all(|undoes| *undoes == Some(expected.as_str())),
+                references
+                    .iter()
+                    .all(|undoes| *undoes == Some(expected.as_str())),
                 "{step}'s compensation must say which execution it undoes, by its key \
                  {expected:?}; your attempts said {references:?}",
             );

@@ -65,11 +65,7 @@ async fn transient_is_retried() {
 
 /// The waits a correct orchestrator sleeps, in order, when its compensations fail as
 /// `failures` says (newest step first), drawn from a clone of the check's seeded generator.
-fn expected_waits(
-    seed: u64,
-    policy: &CompensationPolicy,
-    failures: &[u32],
-) -> Vec<Vec<Duration>> {
+fn expected_waits(seed: u64, policy: &CompensationPolicy, failures: &[u32]) -> Vec<Vec<Duration>> {
     let mut rng = seeded(seed);
     failures
         .iter()
@@ -149,12 +145,14 @@ async fn waits_are_policy_draws() {
             }
         });
         if let Some(retry) = first_wrong {
-            let seen = observed
-                .get(retry)
-                .map_or_else(|| "no wait (no further attempt)".to_owned(), |wait| show(*wait));
-            let drawn = waits
-                .get(retry)
-                .map_or_else(|| "no wait (the loop gives up)".to_owned(), |wait| show(*wait));
+            let seen = observed.get(retry).map_or_else(
+                || "no wait (no further attempt)".to_owned(),
+                |wait| show(*wait),
+            );
+            let drawn = waits.get(retry).map_or_else(
+                || "no wait (the loop gives up)".to_owned(),
+                |wait| show(*wait),
+            );
             panic!(
                 "each wait is self.policy.delay(retry, rng), slept as drawn however long: with \
                  max_attempts = 40, base 1 ms and cap 1 day, payment's compensation keeps failing \

@@ -66,8 +66,7 @@ fn every_status() {
             };
             let kind = classify(status, retry_after);
             assert_eq!(
-                kind,
-                expected,
+                kind, expected,
                 "HTTP {status}: 408, 429 and the 5xx statuses (500 to 599) are transient, with \
                  the hint when there is one; every other status is permanent, hint or not. \
                  classify_status({status}, {retry_after:?}) must be {expected:?}; yours returned \

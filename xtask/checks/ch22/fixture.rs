@@ -212,9 +212,10 @@ impl Recorder {
         let key = ctx.idempotency_key.clone();
         let already_done = action == Action::Execute && self.done.lock().unwrap().contains(&key);
         if action == Action::Compensate {
-            let reused = self.calls().iter().any(|call| {
-                call.action == Action::Execute && call.ctx.idempotency_key == key
-            });
+            let reused = self
+                .calls()
+                .iter()
+                .any(|call| call.action == Action::Execute && call.ctx.idempotency_key == key);
             if reused {
                 guard.1 = false;
                 return Err(StepError::permanent(format!(

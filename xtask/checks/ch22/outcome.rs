@@ -136,8 +136,7 @@ async fn compensates_in_reverse() {
     // cap on how many steps the way back covers.
     let names: Vec<String> = (1..=151).map(|n| format!("step-{n}")).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let (saga, steps) =
-        saga_failing_last(&names, OnExhausted::Compensate, OnExhausted::Compensate);
+    let (saga, steps) = saga_failing_last(&names, OnExhausted::Compensate, OnExhausted::Compensate);
     let run = super::fixture::run(&saga, 2).await;
     let compensated = order_of(&steps, Action::Compensate);
     let expected: Vec<&str> = names[..150].iter().rev().copied().collect();
@@ -246,8 +245,16 @@ async fn keeps_undoing_after_stuck() {
     // invoice fails for good; shipping's compensation is refused and payment's keeps failing:
     // inventory must still be released, newest first, before the saga goes to a person.
     let cases = [
-        (vec![Act::Permanent], vec![Act::Transient], "is refused, then payment's keeps failing"),
-        (vec![Act::Transient], vec![Act::Permanent], "keeps failing, then payment's is refused"),
+        (
+            vec![Act::Permanent],
+            vec![Act::Transient],
+            "is refused, then payment's keeps failing",
+        ),
+        (
+            vec![Act::Transient],
+            vec![Act::Permanent],
+            "keeps failing, then payment's is refused",
+        ),
     ];
     for (shipping_undo, payment_undo, story) in cases {
         let inventory = Recorder::slow("inventory", LATENCY, [Act::Ok]);
@@ -309,9 +316,21 @@ async fn timed_out_step_compensated() {
     let timed_out_last = vec![Act::Transient, Act::DoThenHang];
     let timed_out_first = vec![Act::Hang, Act::Transient];
     let cases = [
-        (timed_out_last.clone(), OnExhausted::Compensate, "its last attempt timed out"),
-        (timed_out_first, OnExhausted::Compensate, "its first attempt timed out, the second got a 503"),
-        (timed_out_last, OnExhausted::Stop, "its last attempt timed out"),
+        (
+            timed_out_last.clone(),
+            OnExhausted::Compensate,
+            "its last attempt timed out",
+        ),
+        (
+            timed_out_first,
+            OnExhausted::Compensate,
+            "its first attempt timed out, the second got a 503",
+        ),
+        (
+            timed_out_last,
+            OnExhausted::Stop,
+            "its last attempt timed out",
+        ),
     ];
     for (script, on_exhausted, story) in cases {
         let inventory = Recorder::slow("inventory", LATENCY, [Act::Ok]);

@@ -64,7 +64,9 @@ fn plan_under(
     let policy = policy.clone();
     let error = error(kind);
     catch(|| plan_retry(&policy, attempt, &error, elapsed, rng)).unwrap_or_else(|message| {
-        panic!("plan_retry(attempt = {attempt}, {kind:?}, elapsed = {elapsed:?}) panicked: {message}")
+        panic!(
+            "plan_retry(attempt = {attempt}, {kind:?}, elapsed = {elapsed:?}) panicked: {message}"
+        )
     })
 }
 
@@ -80,22 +82,118 @@ fn decisions_at_the_edges() {
     let hint = RetryAfter;
     // (why, attempt, kind, elapsed, expected)
     let cases: Vec<(&str, u32, ErrorKind, Duration, Plan)> = vec![
-        ("a permanent error", 1, Permanent, Duration::ZERO, Plan::GiveUp(GiveUp::Permanent)),
-        ("a permanent error on the last attempt is still permanent", 4, Permanent, Duration::ZERO, Plan::GiveUp(GiveUp::Permanent)),
-        ("a permanent error past the budget is still permanent", 2, Permanent, 20 * SEC, Plan::GiveUp(GiveUp::Permanent)),
-        ("attempt 4 of 4 failed", 4, Transient, Duration::ZERO, Plan::GiveUp(GiveUp::AttemptsUsedUp)),
-        ("a hint does not lift max_attempts", 4, hint(SEC), Duration::ZERO, Plan::GiveUp(GiveUp::AttemptsUsedUp)),
-        ("a hint replaces the backoff", 1, hint(2 * SEC), Duration::ZERO, Plan::RetryIn(2 * SEC)),
-        ("a hint of 0 means now", 2, hint(Duration::ZERO), Duration::ZERO, Plan::RetryIn(Duration::ZERO)),
-        ("a hint longer than the backoff's cap is followed", 3, hint(2_500 * MS), SEC, Plan::RetryIn(2_500 * MS)),
-        ("a hint equal to max_hint", 1, hint(3 * SEC), Duration::ZERO, Plan::RetryIn(3 * SEC)),
-        ("a hint 1 ns over max_hint is capped", 1, hint(3 * SEC + NS), Duration::ZERO, Plan::RetryIn(3 * SEC)),
-        ("a hint over max_hint is capped", 1, hint(5 * SEC), Duration::ZERO, Plan::RetryIn(3 * SEC)),
-        ("a hint ending exactly at the budget", 2, hint(2 * SEC), 8 * SEC, Plan::GiveUp(GiveUp::OutOfTime)),
-        ("a hint ending 1 ns before the budget", 2, hint(2 * SEC), 8 * SEC - NS, Plan::RetryIn(2 * SEC)),
-        ("the budget sees the hint before the cap", 2, hint(5 * SEC), 5 * SEC, Plan::GiveUp(GiveUp::OutOfTime)),
-        ("a capped hint that ends in time, uncapped 1 ns inside", 2, hint(5 * SEC), 5 * SEC - NS, Plan::RetryIn(3 * SEC)),
-        ("already past the budget", 1, Transient, 10 * SEC, Plan::GiveUp(GiveUp::OutOfTime)),
+        (
+            "a permanent error",
+            1,
+            Permanent,
+            Duration::ZERO,
+            Plan::GiveUp(GiveUp::Permanent),
+        ),
+        (
+            "a permanent error on the last attempt is still permanent",
+            4,
+            Permanent,
+            Duration::ZERO,
+            Plan::GiveUp(GiveUp::Permanent),
+        ),
+        (
+            "a permanent error past the budget is still permanent",
+            2,
+            Permanent,
+            20 * SEC,
+            Plan::GiveUp(GiveUp::Permanent),
+        ),
+        (
+            "attempt 4 of 4 failed",
+            4,
+            Transient,
+            Duration::ZERO,
+            Plan::GiveUp(GiveUp::AttemptsUsedUp),
+        ),
+        (
+            "a hint does not lift max_attempts",
+            4,
+            hint(SEC),
+            Duration::ZERO,
+            Plan::GiveUp(GiveUp::AttemptsUsedUp),
+        ),
+        (
+            "a hint replaces the backoff",
+            1,
+            hint(2 * SEC),
+            Duration::ZERO,
+            Plan::RetryIn(2 * SEC),
+        ),
+        (
+            "a hint of 0 means now",
+            2,
+            hint(Duration::ZERO),
+            Duration::ZERO,
+            Plan::RetryIn(Duration::ZERO),
+        ),
+        (
+            "a hint longer than the backoff's cap is followed",
+            3,
+            hint(2_500 * MS),
+            SEC,
+            Plan::RetryIn(2_500 * MS),
+        ),
+        (
+            "a hint equal to max_hint",
+            1,
+            hint(3 * SEC),
+            Duration::ZERO,
+            Plan::RetryIn(3 * SEC),
+        ),
+        (
+            "a hint 1 ns over max_hint is capped",
+            1,
+            hint(3 * SEC + NS),
+            Duration::ZERO,
+            Plan::RetryIn(3 * SEC),
+        ),
+        (
+            "a hint over max_hint is capped",
+            1,
+            hint(5 * SEC),
+            Duration::ZERO,
+            Plan::RetryIn(3 * SEC),
+        ),
+        (
+            "a hint ending exactly at the budget",
+            2,
+            hint(2 * SEC),
+            8 * SEC,
+            Plan::GiveUp(GiveUp::OutOfTime),
+        ),
+        (
+            "a hint ending 1 ns before the budget",
+            2,
+            hint(2 * SEC),
+            8 * SEC - NS,
+            Plan::RetryIn(2 * SEC),
+        ),
+        (
+            "the budget sees the hint before the cap",
+            2,
+            hint(5 * SEC),
+            5 * SEC,
+            Plan::GiveUp(GiveUp::OutOfTime),
+        ),
+        (
+            "a capped hint that ends in time, uncapped 1 ns inside",
+            2,
+            hint(5 * SEC),
+            5 * SEC - NS,
+            Plan::RetryIn(3 * SEC),
+        ),
+        (
+            "already past the budget",
+            1,
+            Transient,
+            10 * SEC,
+            Plan::GiveUp(GiveUp::OutOfTime),
+        ),
     ];
     for (why, attempt, kind, elapsed, expected) in cases {
         let got = plan(attempt, kind, elapsed, &mut seeded(1));
@@ -114,12 +212,48 @@ fn decisions_at_the_edges() {
     let long = long_policy();
     let budget = long.total_budget;
     let long_cases: Vec<(&str, u32, ErrorKind, Duration, Plan)> = vec![
-        ("attempt 299 of 300 leaves one more", 299, hint(2 * DAY), Duration::ZERO, Plan::RetryIn(2 * DAY)),
-        ("attempt 300 of 300 failed", 300, hint(2 * DAY), Duration::ZERO, Plan::GiveUp(GiveUp::AttemptsUsedUp)),
-        ("a hint of 2 days under max_hint 30 days", 1, hint(2 * DAY), Duration::ZERO, Plan::RetryIn(2 * DAY)),
-        ("a hint of 40 days is capped at max_hint", 1, hint(40 * DAY), Duration::ZERO, Plan::RetryIn(30 * DAY)),
-        ("a hint ending exactly at a 10-year budget", 2, hint(2 * DAY), budget - 2 * DAY, Plan::GiveUp(GiveUp::OutOfTime)),
-        ("a hint ending 1 ns before a 10-year budget", 2, hint(2 * DAY), budget - 2 * DAY - NS, Plan::RetryIn(2 * DAY)),
+        (
+            "attempt 299 of 300 leaves one more",
+            299,
+            hint(2 * DAY),
+            Duration::ZERO,
+            Plan::RetryIn(2 * DAY),
+        ),
+        (
+            "attempt 300 of 300 failed",
+            300,
+            hint(2 * DAY),
+            Duration::ZERO,
+            Plan::GiveUp(GiveUp::AttemptsUsedUp),
+        ),
+        (
+            "a hint of 2 days under max_hint 30 days",
+            1,
+            hint(2 * DAY),
+            Duration::ZERO,
+            Plan::RetryIn(2 * DAY),
+        ),
+        (
+            "a hint of 40 days is capped at max_hint",
+            1,
+            hint(40 * DAY),
+            Duration::ZERO,
+            Plan::RetryIn(30 * DAY),
+        ),
+        (
+            "a hint ending exactly at a 10-year budget",
+            2,
+            hint(2 * DAY),
+            budget - 2 * DAY,
+            Plan::GiveUp(GiveUp::OutOfTime),
+        ),
+        (
+            "a hint ending 1 ns before a 10-year budget",
+            2,
+            hint(2 * DAY),
+            budget - 2 * DAY - NS,
+            Plan::RetryIn(2 * DAY),
+        ),
     ];
     for (why, attempt, kind, elapsed, expected) in long_cases {
         let got = plan_under(&long, attempt, kind, elapsed, &mut seeded(1));

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use exercise::{Action, OnExhausted, Saga, SagaLog, SagaStatus, StepPolicy, StepRecord, StepStatus};
+use exercise::{
+    Action, OnExhausted, Saga, SagaLog, SagaStatus, StepPolicy, StepRecord, StepStatus,
+};
 use tokio::time::Instant;
 
 use super::fixture::{Act, MS, Recorder, Run, SEC, TICK, policy, run};
@@ -284,7 +286,9 @@ async fn compensation_logged() {
             attempt + 1,
             show(run.at(pair[1].at)),
             pair[0].error,
-            waiting.map_or("nothing new".to_owned(), |record| show_record(&run, &record)),
+            waiting.map_or("nothing new".to_owned(), |record| show_record(
+                &run, &record
+            )),
         );
     }
 }

@@ -160,7 +160,10 @@ async fn count_window_larger_than_minimum() {
     let config = super::fixture::config(50, 4, Window::Count(1_200));
     let script = "S".repeat(900) + &"F".repeat(600);
     let states = states_after(config, &script).await;
-    let first_open = states.iter().position(|s| *s == State::Open).map(|at| at + 1);
+    let first_open = states
+        .iter()
+        .position(|s| *s == State::Open)
+        .map(|at| at + 1);
     assert_eq!(
         first_open,
         Some(1_500),

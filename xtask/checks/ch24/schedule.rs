@@ -11,7 +11,14 @@ async fn hedges_go_out_every_delay() {
     // (max_attempts, delay in ms): every request is slow, so every hedge is sent. The last two
     // are beyond the caps a hedging loop might hide: 300 requests (A6's clients cap at 5; this
     // policy does not), and a delay of 2 hours.
-    let cases = [(4u32, 100u64), (3, 250), (1, 100), (2, 7), (300, 7), (3, 7_200_000)];
+    let cases = [
+        (4u32, 100u64),
+        (3, 250),
+        (1, 100),
+        (2, 7),
+        (300, 7),
+        (3, 7_200_000),
+    ];
     for (max_attempts, delay) in cases {
         let policy = policy(max_attempts, Duration::from_millis(delay), NON_FATAL);
         // Slower than the whole schedule: nothing answers before the last hedge is out.

@@ -540,48 +540,46 @@ fn one_key_per_step() {
 
 #[test]
 fn compensations_continue_after_stuck() {
-    let found = violations(|report| {
-        report.orders.iter().find_map(|order| {
-            if order.outcome != Some(SagaOutcome::NeedsHuman) {
-                return None;
-            }
-            // Every step whose work was done for this order must have been asked to undo it.
-            let compensated = |step: Step| {
-                report
-                    .service(step)
-                    .calls
-                    .iter()
-                    .any(|call| call.order == order.order && call.action == Action::Compensate)
-            };
-            let executed = |step: Step| {
-                report
-                    .service(step)
-                    .effects
-                    .iter()
-                    .any(|effect| effect.order == order.order && effect.action == Action::Execute)
-            };
-            let stuck: Vec<Step> = Step::ALL
-                .into_iter()
-                .filter(|step| compensated(*step) && net(report, *step, order.order) > 0)
-                .collect();
-            Step::ALL
-                .into_iter()
-                .find(|step| executed(*step) && !compensated(*step))
-                .map(|left| {
-                    format!(
-                        "{} went to a human with its {left} step done and never compensated \
+    let found =
+        violations(|report| {
+            report.orders.iter().find_map(|order| {
+                if order.outcome != Some(SagaOutcome::NeedsHuman) {
+                    return None;
+                }
+                // Every step whose work was done for this order must have been asked to undo it.
+                let compensated =
+                    |step: Step| {
+                        report.service(step).calls.iter().any(|call| {
+                            call.order == order.order && call.action == Action::Compensate
+                        })
+                    };
+                let executed = |step: Step| {
+                    report.service(step).effects.iter().any(|effect| {
+                        effect.order == order.order && effect.action == Action::Execute
+                    })
+                };
+                let stuck: Vec<Step> = Step::ALL
+                    .into_iter()
+                    .filter(|step| compensated(*step) && net(report, *step, order.order) > 0)
+                    .collect();
+                Step::ALL
+                    .into_iter()
+                    .find(|step| executed(*step) && !compensated(*step))
+                    .map(|left| {
+                        format!(
+                            "{} went to a human with its {left} step done and never compensated \
                          (compensations that gave up: {}); {}",
-                        order.order,
-                        stuck
-                            .iter()
-                            .map(ToString::to_string)
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        history(report, left, order.order, Action::Execute),
-                    )
-                })
-        })
-    });
+                            order.order,
+                            stuck
+                                .iter()
+                                .map(ToString::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            history(report, left, order.order, Action::Execute),
+                        )
+                    })
+            })
+        });
     fail_if_any(
         "a compensation that gives up does not stop the others",
         "Walk every step to undo, newest first, and remember the ones whose compensation gave \

@@ -903,6 +903,19 @@ fn lint_solutions(
         quiet_success(&mut fmt, &workbook.root)?,
         format!("rustfmt is clean on {names}"),
     );
+    // The hidden checks are code too, though no crate of the workspace holds them.
+    let mut check_files = vec![workbook.support_file()];
+    for chapter in chapters {
+        check_files.extend(crate::workbook::rust_files(&workbook.checks_dir(chapter))?);
+    }
+    let mut rustfmt = Command::new("rustfmt");
+    rustfmt
+        .args(["--check", "--edition", "2024"])
+        .args(&check_files);
+    findings.require(
+        quiet_success(&mut rustfmt, &workbook.root)?,
+        "rustfmt is clean on the chapters' hidden checks",
+    );
     Ok(())
 }
 
