@@ -465,12 +465,15 @@ async fn only_top_layer_waits() {
 /// Several requests, one after the other, through one stack: each must be handled as if it were
 /// the first, because every layer keeps nothing from one request to the next (section 12.6: "at
 /// most `policy.attempts()` calls", "exactly one call per request").
+/// One request of [`each_request_starts_afresh`]: the backend's replies to its calls (`None`
+/// answers), what the request must return, and what the row stands for.
+type Request<'a> = (&'a [Option<CallError>], Result<u32, CallError>, &'a str);
+
 #[tokio::test(start_paused = true)]
 async fn each_request_starts_afresh() {
     use CallError::{Overloaded, Unavailable};
-    // One request per row: the backend's replies to its calls (`None` answers), and what the
-    // request must return after how many calls at every hop.
-    let requests: [(&[Option<CallError>], Result<u32, CallError>, &str); 6] = [
+    // One request per row, and what it must return after how many calls at every hop.
+    let requests: [Request; 6] = [
         (&[None], Ok(1), "a healthy backend"),
         (&[Some(Unavailable); 4], Err(Unavailable), "a total outage"),
         (
