@@ -10,18 +10,19 @@ use crate::support::seeded;
 
 #[tokio::test(start_paused = true)]
 async fn rejects_with_that_probability() {
-    // Start at 10,000 requests and 4,000 accepts (K = 2): about 0.2. Each of the next 2,000
-    // attempts adds a request and no accept, so the probability creeps up (to 1/3); the
-    // expected number of rejections is the sum of the probabilities (541.3), and the spread is
-    // 7 standard deviations of that sum (sigma 19.8, so ±139). A correct throttle that consumes
+    // Start at 1,000 requests and 400 accepts (K = 2): about 0.2. Each of the next 2,000
+    // attempts adds a request and no accept, so the probability creeps up (to 0.73); the
+    // expected number of rejections is the sum of the probabilities (1,120.3), and the spread is
+    // 7 standard deviations of that sum (sigma 21.3, so ±149). A correct throttle that consumes
     // the generator differently from the solution (random_bool, an f32, a draw compared the
     // other way round) sees fresh draws: its count falls outside ±7 sigma with probability
-    // 4.7e-12 per seed (the exact Poisson-binomial tail; 5 sigma was 5.9e-7), about 1 in 4·10^10
-    // for the 5 seeds. The mutants stay far outside: inverted_draw rejects about 1,459 (46
-    // sigma away), threshold_not_random rejects none (27 sigma away).
+    // 2.4e-12 per seed (the exact Poisson-binomial tail), about 1 in 8·10^10 for the 5 seeds.
+    // The mutants stay far outside: inverted_draw rejects about 880 (11 sigma away),
+    // threshold_not_random none (53 sigma away). The history is short so that a correct
+    // throttle that scans its whole window on every call still finishes in time.
     for seed in 0..5 {
         let throttle = throttle(2.0, WINDOW);
-        history(&throttle, 10_000, 4_000);
+        history(&throttle, 1_000, 400);
         let mut rng = seeded(1_000 + seed);
         let (mut rejected, mut mean, mut variance) = (0u32, 0.0, 0.0);
         for _ in 0..2_000 {
@@ -32,7 +33,7 @@ async fn rejects_with_that_probability() {
                 rejected += 1;
             }
         }
-        // A correct throttle lands outside this with probability 4.7e-12 per seed (see above).
+        // A correct throttle lands outside this with probability 2.4e-12 per seed (see above).
         let spread = 7.0 * f64::sqrt(variance);
         assert!(
             (f64::from(rejected) - mean).abs() <= spread,
