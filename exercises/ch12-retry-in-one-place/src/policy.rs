@@ -53,15 +53,16 @@ impl RetryPolicy {
 
     /// The longest sleep before retry number `retry` (counted from 0): `min(cap, base · 2^retry)`.
     pub fn ceiling(&self, retry: u32) -> Duration {
-        match 1u32
-            .checked_shl(retry)
-            .and_then(|factor| self.base.checked_mul(factor))
-        {
-            Some(delay) => delay.min(self.cap),
-            // 2^retry or the product does not fit: far above any cap, unless base is zero.
-            None if self.base.is_zero() => Duration::ZERO,
-            None => self.cap,
+        // Doubling stops at the cap (or a zero base): exact for every retry, and no power of
+        // two is computed that could overflow.
+        let mut ceiling = self.base.min(self.cap);
+        for _ in 0..retry {
+            if ceiling.is_zero() || ceiling == self.cap {
+                break;
+            }
+            ceiling = ceiling.saturating_mul(2).min(self.cap);
         }
+        ceiling
     }
 
     /// Sleeps a full-jitter delay before retry number `retry` (0 after the first failure).

@@ -40,9 +40,16 @@ impl CompensationPolicy {
     /// The ceiling of the wait before retry number `retry` (counted from 0):
     /// `min(cap, base · 2^retry)`, never overflowing.
     pub fn ceiling(&self, retry: u32) -> Duration {
-        2u32.checked_pow(retry)
-            .and_then(|factor| self.base.checked_mul(factor))
-            .map_or(self.cap, |exponential| exponential.min(self.cap))
+        // Doubling stops at the cap (or a zero base): exact for every retry, and no power of
+        // two is computed that could overflow.
+        let mut ceiling = self.base.min(self.cap);
+        for _ in 0..retry {
+            if ceiling.is_zero() || ceiling == self.cap {
+                break;
+            }
+            ceiling = ceiling.saturating_mul(2).min(self.cap);
+        }
+        ceiling
     }
 
     /// The wait before retry number `retry` (counted from 0: the wait after the first failed

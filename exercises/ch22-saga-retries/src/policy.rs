@@ -62,12 +62,10 @@ impl StepPolicy {
     pub fn worst_case(&self) -> Duration {
         let attempts = self.max_attempts.max(1);
         let mut total = self.per_attempt_timeout.saturating_mul(attempts);
-        for retry in 0..attempts - 1 {
-            let ceiling = 2u32
-                .checked_pow(retry)
-                .and_then(|factor| self.base.checked_mul(factor))
-                .map_or(self.cap, |delay| delay.min(self.cap));
+        let mut ceiling = self.base.min(self.cap);
+        for _ in 1..attempts {
             total = total.saturating_add(ceiling);
+            ceiling = ceiling.saturating_mul(2).min(self.cap);
         }
         total
     }

@@ -99,9 +99,14 @@ impl Default for RelayConfig {
 /// Full jitter (chapter 8): a delay drawn uniformly from `[0, min(cap, base · 2^retry)]`,
 /// where `retry` is 0 for the wait after the first failure. Never overflows.
 pub fn full_jitter(retry: u32, base: Duration, cap: Duration, rng: &mut impl Rng) -> Duration {
-    let ceiling = 2u32
-        .checked_pow(retry)
-        .and_then(|factor| base.checked_mul(factor))
-        .map_or(cap, |exponential| exponential.min(cap));
+    // Doubling stops at the cap (or a zero base): exact for every retry, and no power of two
+    // is computed that could overflow.
+    let mut ceiling = base.min(cap);
+    for _ in 0..retry {
+        if ceiling.is_zero() || ceiling == cap {
+            break;
+        }
+        ceiling = ceiling.saturating_mul(2).min(cap);
+    }
     rng.random_range(Duration::ZERO..=ceiling)
 }

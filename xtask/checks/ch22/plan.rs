@@ -369,6 +369,36 @@ fn full_jitter_function() {
             show(high),
         );
     }
+    // Past retry 31, 2^retry leaves a u32, yet base · 2^retry can still be far below the cap:
+    // base 1 ns, cap a year, retries 32, 40 and 50 give 4.3 s, 18.3 min and 13 days, not the
+    // cap. 400 draws all below 90 % of the ceiling: probability 0.9^400 < 10^-18.
+    let year = 365 * 86_400 * SEC;
+    for retry in [32, 40, 50] {
+        let ceiling = Duration::from_nanos(1u64 << retry);
+        let mut rng = seeded(11);
+        let draws: Vec<Duration> = (0..400)
+            .map(|_| jitter(retry, NS, year, &mut rng))
+            .collect();
+        let high = draws.iter().copied().max().unwrap_or_default();
+        assert!(
+            high <= ceiling && high >= ceiling * 9 / 10,
+            "full_jitter(retry = {retry}, base 1 ns, cap 1 year) draws from [0, min(cap, \
+             base · 2^{retry})] = [0, {}]: over 400 draws the largest must be at most that and \
+             near it; yours was {} (the cap taken as soon as 2^retry no longer fits in a u32?)",
+            show(ceiling),
+            show(high),
+        );
+    }
+    // A zero base stays zero at every retry, however large.
+    for retry in [32, 1_000, u32::MAX] {
+        let delay = jitter(retry, Duration::ZERO, year, &mut seeded(12));
+        assert!(
+            delay.is_zero(),
+            "full_jitter(retry = {retry}, base 0, cap 1 year) must be 0: min(cap, 0 · 2^retry) \
+             is 0; yours returned {}",
+            show(delay),
+        );
+    }
     // A cap 1 ns either side of base · 2^k.
     for (cap, ceiling) in [(800 * MS - NS, 800 * MS - NS), (800 * MS + NS, 800 * MS)] {
         let mut rng = seeded(3);
