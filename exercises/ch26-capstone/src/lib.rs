@@ -69,7 +69,8 @@ pub use sim::{Clock, Scenario, simulate};
 ///
 /// Each publish is bounded by `cfg.publish_timeout`. A row is marked sent (`db.mark_sent`) only
 /// after the broker acknowledged it. A failed row is not retried in this pass: its next attempt
-/// is written with `db.record_failure(id, now, next_retry_at, &error.message)`, unless this
+/// is written with `db.record_failure(id, now, next_retry_at, &error.message)`, unless the
+/// broker refused the event for good (a permanent error: chapter 17's poison message) or this
 /// failure used its last attempt: then `db.mark_failed(id, now, &error.message)`.
 pub async fn relay_pass(
     db: &Db,

@@ -213,12 +213,18 @@ pub enum PublishFate {
     Unavailable { retry_after: Option<Duration> },
     /// Lost on the way: not received, never answered.
     Lost,
+    /// Refused for good (422) after 5 ms: the event is malformed, chapter 17's poison message.
+    /// Not received.
+    Rejected,
 }
 
 /// The chaos of the message broker.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrokerChaos {
     pub storms: Vec<Storm>,
+    /// The events the broker refuses for good, whenever they come. The scenario's chaos has
+    /// none: waiting fixes everything it does.
+    pub rejected: Vec<i64>,
     failure_rate: f64,
     lost_rate: f64,
     slow_rate: f64,
@@ -230,6 +236,9 @@ pub struct BrokerChaos {
 impl BrokerChaos {
     /// What happens to the `nth` publish (counted from 1) of event `event_id`, arriving `at`.
     pub fn fate(&self, at: Millis, event_id: i64, nth: u32) -> PublishFate {
+        if self.rejected.contains(&event_id) {
+            return PublishFate::Rejected;
+        }
         let ack = PublishFate::Ack {
             latency: Duration::from_millis(5 + u64::from(nth % 3) * 5),
         };
@@ -372,6 +381,7 @@ impl ChaosSchedule {
             duplicate_rate: levels.broker_duplicate_rate,
             seed,
             calm_at: calm,
+            rejected: Vec::new(),
         };
 
         let mut relay_crashes: Vec<RelayCrash> = (0..rng

@@ -50,8 +50,9 @@ pub use sim::{Clock, Scenario, simulate};
 /// - A failed row is scheduled, not retried in this pass: `next_retry_at` is now plus the
 ///   broker's `Retry-After` (at most `cfg.max_hint`), or else a full-jitter backoff whose
 ///   ceiling doubles with each failure of the row.
-/// - The failure that uses the row's last attempt (`cfg.max_attempts`) marks it failed, for
-///   the dead letters: nothing is retried forever.
+/// - A refusal for good (a permanent error: chapter 17's poison message), and the failure that
+///   uses the row's last attempt (`cfg.max_attempts`), mark the row failed, for the dead
+///   letters: nothing is retried forever, and nothing that waiting cannot fix is retried at all.
 pub async fn relay_pass(
     db: &Db,
     broker: &Broker,
@@ -77,16 +78,16 @@ pub async fn relay_pass(
             Ok(Err(error)) => error,
             Err(_) => ServiceError::timed_out(cfg.publish_timeout),
         };
-        if row.attempts + 1 >= cfg.max_attempts {
+        // Refused for good (chapter 17's poison message), or no attempt left: a dead letter.
+        let refused_for_good = matches!(error.kind, ErrorKind::Permanent);
+        if refused_for_good || row.attempts + 1 >= cfg.max_attempts {
             db.mark_failed(row.id, now, &error.message)?;
             stats.given_up += 1;
             continue;
         }
         let delay = match error.kind {
             ErrorKind::RetryAfter(hint) => hint.min(cfg.max_hint),
-            ErrorKind::Transient | ErrorKind::Permanent => {
-                full_jitter(row.attempts, cfg.base, cfg.cap, rng)
-            }
+            _ => full_jitter(row.attempts, cfg.base, cfg.cap, rng),
         };
         db.record_failure(row.id, now, now + millis(delay), &error.message)?;
         stats.failed += 1;

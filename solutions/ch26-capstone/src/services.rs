@@ -294,6 +294,8 @@ pub enum PublishAnswer {
     Unavailable { retry_after: Option<Duration> },
     /// Lost on the way: not received, never answered.
     Lost,
+    /// 422: refused for good, not received.
+    Rejected,
     /// The relay crashed during this publish, before or after the broker received the event.
     Crashed { after_receive: bool },
 }
@@ -400,6 +402,11 @@ impl Broker {
             PublishFate::Lost => {
                 self.record(at, event, PublishAnswer::Lost);
                 pending().await
+            }
+            PublishFate::Rejected => {
+                self.record(at, event, PublishAnswer::Rejected);
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                Err(ServiceError::http(422, None))
             }
         }
     }

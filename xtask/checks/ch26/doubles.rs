@@ -164,6 +164,13 @@ pub fn broker_chaos(trouble: BrokerTrouble) -> BrokerChaos {
     chaos
 }
 
+/// A broker that acknowledges every event but `rejected`, which it refuses for good (422).
+pub fn rejecting_broker(rejected: Vec<i64>, clock: Clock) -> Broker {
+    let mut chaos = schedule(26, &quiet(), CHAOS_LASTS).broker;
+    chaos.rejected = rejected;
+    broker(chaos, clock)
+}
+
 /// A broker that never crashes the relay, in trouble as `chaos` says.
 pub fn broker(chaos: BrokerChaos, clock: Clock) -> Broker {
     Broker::new(chaos, Vec::new(), Millis::MAX, clock)

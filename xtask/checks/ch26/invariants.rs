@@ -91,6 +91,7 @@ fn answer(answer: PublishAnswer) -> String {
             retry_after: Some(hint),
         } => format!("503 with Retry-After {} s", hint.as_secs()),
         PublishAnswer::Lost => "lost, never answered".to_owned(),
+        PublishAnswer::Rejected => "422, refused for good".to_owned(),
         PublishAnswer::Crashed {
             after_receive: true,
         } => "relay crashed after the broker received it".to_owned(),

@@ -8,8 +8,8 @@ use exercise::services::PublishAnswer;
 use exercise::{Broker, Clock, Db, RelayConfig, RelayStats};
 
 use super::doubles::{
-    BrokerTrouble, MS, Row, SEC, UNAVAILABLE_LATENCY, broker, broker_chaos, outbox, row,
-    set_attempts,
+    BrokerTrouble, MS, Row, SEC, UNAVAILABLE_LATENCY, broker, broker_chaos, outbox,
+    rejecting_broker, row, set_attempts,
 };
 use crate::support::{seeded, show};
 
@@ -300,6 +300,49 @@ async fn stats_match_the_pass() {
         expected.fetched,
         expected.published,
         expected.failed,
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn poison_message_given_up_at_once() {
+    // §26.5 and chapter 17: a broker that refuses an event for good (422, a permanent error) will
+    // refuse it at every attempt, so the row becomes a dead letter at its first refusal, however
+    // many attempts are left; the rows beside it go on as usual.
+    let clock = Clock::start();
+    let (db, ids) = outbox(&[clock.now(), clock.now(), clock.now()]);
+    let poison = ids[1];
+    let broker = rejecting_broker(vec![poison], clock);
+    let cfg = config(20);
+    let stats = pass(&db, &broker, &clock, &cfg, 5).await;
+    // A second pass once anything the first scheduled is due: the dead letter stays untouched.
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    pass(&db, &broker, &clock, &cfg, 6).await;
+    let after = row(&db, poison);
+    let refusals = broker
+        .publishes()
+        .iter()
+        .filter(|publish| publish.event_id == poison)
+        .count();
+    let others: Vec<String> = [ids[0], ids[2]]
+        .iter()
+        .map(|id| row(&db, *id))
+        .filter(|other| other.status != "sent")
+        .map(|other| other.describe())
+        .collect();
+    assert!(
+        after.status == "failed" && after.attempts == 1 && refusals == 1 && others.is_empty(),
+        "the broker refuses row {poison}'s event for good (422, ErrorKind::Permanent) and \
+         acknowledges the other two: with cfg.max_attempts = 20, the first refusal must give the \
+         row up at once (`db.mark_failed`: status `failed`, attempts 1), and no later pass may \
+         publish it again, while the other rows are sent. Yours published it {refusals} time(s) \
+         over two passes and left it with {}; rows not sent beside it: {others:?}. A permanent \
+         error is chapter 17's poison message: waiting cannot fix it",
+        after.describe(),
+    );
+    assert!(
+        stats.given_up == 1 && stats.published == 2 && stats.failed == 0,
+        "in that first pass one row was given up and two were sent: RelayStats must say \
+         published 2, failed 0, given_up 1; yours returned {stats:?}",
     );
 }
 
