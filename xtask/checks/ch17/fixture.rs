@@ -293,7 +293,10 @@ pub struct Script {
     pub acked: Vec<i64>,
 }
 
-pub const POISON_MESSAGE: &str = "schema violation: total is not a number";
+/// Longer than chapter 16's 200-byte summary: a dead letter keeps the broker's words whole.
+pub const POISON_MESSAGE: &str = "schema violation: total is not a number: field `total` of \
+     event OrderPlaced (schema version 3) must be a decimal string written with a point, such as \
+     \"12.50\", but the payload holds \"12,50\"; the consumer refuses the event for good";
 pub const TRANSIENT_MESSAGE: &str = "503 Service Unavailable";
 
 impl Script {
