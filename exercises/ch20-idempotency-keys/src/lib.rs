@@ -129,7 +129,8 @@ pub fn should_retry(error: &ApiError) -> bool {
 /// Charges `request` once, however many attempts that takes.
 ///
 /// One idempotency key per logical charge, the same for every attempt; at most
-/// `policy.attempts` calls; `policy.delay(retry, rng)` between two of them; the first receipt or
+/// `policy.attempts` calls, and at least one (`attempts = 0` is read as 1: without a call there
+/// is no error to return); `policy.delay(retry, rng)` between two of them; the first receipt or
 /// the last error.
 pub async fn charge_with_retries(
     api: &impl PaymentApi,

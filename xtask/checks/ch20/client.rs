@@ -452,19 +452,22 @@ async fn sleeps_follow_the_policy() {
         );
     }
     // attempts = 1 is the edge of "at most policy.attempts calls": one call, no sleep, no retry,
-    // even though the error is worth retrying.
-    let script = Recorder::always(ApiError::Timeout);
-    let started = Instant::now();
-    let result = charge(&script, &policy(1), 9).await;
-    let calls = script.keys().len();
-    assert!(
-        calls == 1 && result == Err(ApiError::Timeout) && started.elapsed().is_zero(),
-        "with attempts = 1 the client makes exactly one call: a timeout is worth retrying, but \
-         no attempt is left, so it returns Err(Timeout) at once; yours made {calls} call(s) in \
-         {} and returned {}",
-        show(started.elapsed()),
-        show_result(&result),
-    );
+    // even though the error is worth retrying. attempts = 0 is read as 1, as the stub says:
+    // without a call there is no error to return.
+    for attempts in [1, 0] {
+        let script = Recorder::always(ApiError::Timeout);
+        let started = Instant::now();
+        let result = charge(&script, &policy(attempts), 9).await;
+        let calls = script.keys().len();
+        assert!(
+            calls == 1 && result == Err(ApiError::Timeout) && started.elapsed().is_zero(),
+            "with attempts = {attempts} the client makes exactly one call (0 is read as 1): a \
+             timeout is worth retrying, but no attempt is left, so it returns Err(Timeout) at \
+             once; yours made {calls} call(s) in {} and returned {}",
+            show(started.elapsed()),
+            show_result(&result),
+        );
+    }
     // A long policy, free under the paused clock: 300 attempts, a base of a minute and a cap of
     // 20 minutes. The loop keeps no cap of its own: 300 calls, not 10 or 100, and every sleep
     // as long as policy.delay says, not cut to 10 s or a minute.
