@@ -194,6 +194,13 @@ fn decisions_at_the_edges() {
             10 * SEC,
             Plan::GiveUp(GiveUp::OutOfTime),
         ),
+        (
+            "a hint as long as a Duration can be (no overflow)",
+            1,
+            hint(Duration::MAX),
+            SEC,
+            Plan::GiveUp(GiveUp::OutOfTime),
+        ),
     ];
     for (why, attempt, kind, elapsed, expected) in cases {
         let got = plan(attempt, kind, elapsed, &mut seeded(1));
