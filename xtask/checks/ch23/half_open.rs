@@ -144,6 +144,29 @@ async fn closing_starts_a_fresh_window() {
          the failures from before the break are forgotten",
         describe(&config)
     );
+    // Pass after pass on the same breaker: one more failure opens it (F of S F F F is 75 %), a
+    // probe closes it again, and the third window starts empty too: S S S F is 25 %, so it stays
+    // closed. A failure count kept beside the window and not reset on closing opens it.
+    run(&breaker, "F").await;
+    assert_eq!(
+        state(&breaker),
+        State::Open,
+        "with {}: after S F F, one more failure makes the window S F F F (75 %, 4 outcomes), \
+         which should open the breaker",
+        describe(&config)
+    );
+    tokio::time::advance(config.break_duration).await;
+    run(&breaker, "S").await;
+    let seen = run(&breaker, "SSSF").await;
+    let now = state(&breaker);
+    assert!(
+        now == State::Closed && !seen.contains(&Seen::Refused),
+        "with {}: the breaker opened a second time, a probe closed it again, then S S S F: the \
+         window holds only these (25 %), so the breaker should stay Closed; it is {now:?} \
+         (calls: {seen:?}). Every closing starts from an empty window, with no failures counted \
+         from an earlier one",
+        describe(&config)
+    );
 }
 
 #[tokio::test(start_paused = true)]

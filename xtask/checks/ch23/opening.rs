@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use exercise::{State, Window};
 
-use super::fixture::{NS, SEC, Started, breaker, call, config, describe, run, spaced, state};
+use super::fixture::{NS, SEC, Seen, Started, breaker, call, config, describe, run, spaced, state};
 
 /// Runs `script` on a fresh breaker and returns the state after each call.
 async fn states_after(config: exercise::BreakerConfig, script: &str) -> Vec<State> {
@@ -237,6 +237,27 @@ async fn time_window_forgets_at_exact_age() {
          failure. The failure of 1 s is exactly 2 days old, so it has left the window, which \
          holds 2 outcomes (fewer than the minimum of 3); the breaker should stay Closed, it is \
          {now:?}",
+        describe(&config)
+    );
+    // Many outcomes leave at once, and the rate that follows counts only the new ones: a window
+    // that forgets one old outcome per new one, or a running failure count that the forgetting
+    // does not lower, still counts the old failures once the minimum is met again.
+    let config = super::fixture::config(60, 4, Window::Time(10 * SEC));
+    let breaker = breaker(config);
+    let old = run(&breaker, "SSSSFFF").await;
+    tokio::time::advance(10 * SEC).await;
+    let mut states = Vec::new();
+    for step in ["F", "F", "S", "S"] {
+        run(&breaker, step).await;
+        states.push(state(&breaker));
+    }
+    assert!(
+        !old.contains(&Seen::Refused) && states == [State::Closed; 4],
+        "with {}: S S S S F F F at 0 s (3 of 7, 43 %), then at 10 s exactly F, F, S, S. Every \
+         outcome of 0 s is exactly 10 s old at 10 s and has left the window, which holds only \
+         the new calls: F F S S is 50 %, below 60 %, so the breaker should stay Closed after each \
+         of them; it was {states:?}. Forget every outcome of the span's age, and count the \
+         failures of the outcomes that are still in the window",
         describe(&config)
     );
 }
