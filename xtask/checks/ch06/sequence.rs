@@ -48,7 +48,8 @@ fn linear_exact() {
         let expected: Vec<Duration> = (0..max_retries)
             .map(|retry| initial + increment * retry)
             .collect();
-        let delays = take(Linear::new(initial, increment, max_retries), 50, call);
+        let mut policy = Linear::new(initial, increment, max_retries);
+        let delays = take(policy.by_ref(), 50, call);
         assert!(
             delays == expected,
             "{call} must yield initial + retry · increment for retry = 0 to {}: {}; yours \
@@ -56,6 +57,21 @@ fn linear_exact() {
             max_retries - 1,
             show_all(&expected, 8),
             show_all(&delays, 8),
+        );
+        // The same policy, walked to its end, still answers delay(k) from its settings: a
+        // caller with a stored retry count asks it directly (section 6.3).
+        let asked_after: Vec<Duration> =
+            catch(|| (0..max_retries).map(|retry| policy.delay(retry)).collect()).unwrap_or_else(
+                |message| panic!("{call}.delay(k) after iterating panicked: {message}"),
+            );
+        assert!(
+            asked_after == expected,
+            "delay(retry) is initial + retry · increment from the policy's settings, whatever its \
+             iterator has handed out: after iterating {call} to its end, delay(0) to delay({}) \
+             must still be {}; yours gave {} (keep the settings unchanged and count in `retries`)",
+            max_retries - 1,
+            show_all(&expected, 8),
+            show_all(&asked_after, 8),
         );
     }
 }
