@@ -1,5 +1,7 @@
 //! `call`: rejected requests never reach the backend, and what the backend says is recorded.
 
+use std::time::Duration;
+
 use exercise::{Backend, BackendError, ThrottleError};
 
 use super::fixture::{SEC, WINDOW, history, probability, same, throttle};
@@ -140,5 +142,21 @@ async fn an_accept_is_dated_by_its_answer() {
          the answer came, has not: 5 requests and 1 accept give (5 − 2 × 1) / 6 = {want}; yours \
          is {got}. An accept counts from the moment the backend answered, not from when its \
          request was sent"
+    );
+    // The accept leaves on its own, at 40 s exactly, while the requests of 25 s stay: 5 requests
+    // and no accept, 5/6. A throttle that forgets an accept only together with an old request
+    // (none is old between 30 s and 55 s) keeps it.
+    tokio::time::advance(10 * SEC - Duration::from_nanos(1)).await;
+    let before = probability(&throttle);
+    tokio::time::advance(Duration::from_nanos(1)).await;
+    let at = probability(&throttle);
+    let (want_before, want_at) = (0.5, 5.0 / 6.0);
+    assert!(
+        same(before, want_before) && same(at, want_at),
+        "window 30 s: the accept dated 10 s is younger than 30 s until 40 s, when it leaves the \
+         window on its own, though no request leaves with it (the 5 requests of 25 s stay until \
+         55 s): the probability should be {want_before} 1 ns before 40 s and 5/6 = {want_at} at \
+         40 s; yours was {before} and {at}. Requests and accepts each leave the window at their \
+         own age (section 25.5)"
     );
 }
