@@ -54,6 +54,28 @@ async fn a_call_at_the_slow_threshold_is_a_failure() {
             show(slow),
         );
     }
+    // Each call is timed from its own start, also when calls overlap: A starts at 0 s and
+    // succeeds after 3 s (slow), B starts at 2 s and succeeds after 500 ms (not slow). The
+    // window holds B's success and A's failure, 50 %: open. A start kept in the breaker, which B
+    // overwrites, times A from 2 s and finds it fast.
+    let breaker = breaker(config);
+    let started = Started::default();
+    let first = {
+        let (breaker, started) = (breaker.clone(), started.clone());
+        tokio::spawn(async move { call(&breaker, &started, true, 3 * SEC).await })
+    };
+    tokio::time::sleep(2 * SEC).await;
+    let second = call(&breaker, &started, true, 500 * MS).await;
+    let first = first.await.expect("the caller of call A panicked");
+    let now = state(&breaker);
+    assert!(
+        first == Seen::Ran { ok: true } && second == Seen::Ran { ok: true } && now == State::Open,
+        "with {} and slow_call = 2 s, call A ran from 0 s to 3 s and call B from 2 s to 2.5 s, \
+         both returning Ok ({first:?}, {second:?}): A took 3 s and is a failure, B a success, \
+         so the window is 50 % failures and the breaker should be Open; it is {now:?}. Time each \
+         call from its own start, not from a start the breaker keeps for every call",
+        describe(&config)
+    );
 }
 
 #[tokio::test(start_paused = true)]
