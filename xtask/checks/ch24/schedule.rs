@@ -10,7 +10,7 @@ use super::fixture::{KEY, MS, NON_FATAL, Recorder, fail, ms, ok, policy, run};
 async fn hedges_go_out_every_delay() {
     // (max_attempts, delay in ms): every request is slow, so every hedge is sent. The last two
     // are beyond the caps a hedging loop might hide: 300 requests (A6's clients cap at 5; this
-    // policy does not), and a delay of 2 hours.
+    // policy does not), and delays of 2 hours and of 50 days (more milliseconds than a u32 holds).
     let cases = [
         (4u32, 100u64),
         (3, 250),
@@ -18,6 +18,7 @@ async fn hedges_go_out_every_delay() {
         (2, 7),
         (300, 7),
         (3, 7_200_000),
+        (2, 4_320_000_000),
     ];
     for (max_attempts, delay) in cases {
         let policy = policy(max_attempts, Duration::from_millis(delay), NON_FATAL);
