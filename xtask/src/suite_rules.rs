@@ -7,6 +7,8 @@
 //! the code equals itself. Neither teaches what the chapter grades, so both are refused with the
 //! place that does it.
 
+use std::collections::HashSet;
+
 use crate::shown_answers::{RUN_TOKENS, Token, tokens};
 
 /// Names that reach outside the code under test wherever they appear as code: the modules and
@@ -49,18 +51,22 @@ const COPY_RUN_TOKENS: usize = 2 * RUN_TOKENS;
 /// Why the suite's files are refused, or `None`. `files` are the suite's Rust files (relative
 /// path, text), the code under test left out; `under_test` is the code under test's text.
 pub fn refusal(files: &[(String, String)], under_test: &[(String, String)]) -> Option<String> {
+    let mut suite = Vec::new();
     for (file, text) in files {
-        if let Some((line, name)) = reaches_outside(&tokens(text)) {
+        let file_tokens = tokens(text);
+        if let Some((line, name)) = reaches_outside(&file_tokens) {
             return Some(format!(
                 "{file}:{line} uses `{name}`: a suite may not read files, the environment or the \
                  process, nor use the network — it tests the code by calling it. If `{name}` is \
                  only a name of yours, rename it"
             ));
         }
+        suite.extend(file_tokens);
     }
-    let suite: Vec<Token> = files.iter().flat_map(|(_, text)| tokens(text)).collect();
+    let suite = shapes(&suite);
+    let runs: HashSet<&[String]> = suite.windows(COPY_RUN_TOKENS).collect();
     for (file, text) in under_test {
-        let share = copied_share(&tokens(text), &suite);
+        let share = copied_share(&shapes(&tokens(text)), &runs);
         if share >= COPIED_SHARE {
             return Some(format!(
                 "your tests hold a copy of {file} ({:.0}% of its code, renamed or not): a suite \
@@ -88,33 +94,31 @@ fn reaches_outside(tokens: &[Token]) -> Option<(usize, &str)> {
     })
 }
 
-/// The share of `original`'s tokens that lie in runs of [`COPY_RUN_TOKENS`] whose shape also
-/// occurs in `suite`. Words are compared by shape only, so renaming does not hide a copy.
-fn copied_share(original: &[Token], suite: &[Token]) -> f64 {
-    let shape = |tokens: &[Token]| -> Vec<String> {
-        tokens
-            .iter()
-            .map(|t| {
-                if t.text.chars().all(crate::shown_answers::is_ident) {
-                    "w".to_owned()
-                } else {
-                    t.text.clone()
-                }
-            })
-            .collect()
-    };
-    let (original, suite) = (shape(original), shape(suite));
-    if original.len() < COPY_RUN_TOKENS || suite.len() < COPY_RUN_TOKENS {
-        return 0.0;
-    }
-    let runs: std::collections::HashSet<&[String]> = suite.windows(COPY_RUN_TOKENS).collect();
+/// Tokens by shape: every word alike, punctuation as it is, so renaming changes nothing.
+fn shapes(tokens: &[Token]) -> Vec<String> {
+    tokens
+        .iter()
+        .map(|t| {
+            if t.text.chars().all(crate::shown_answers::is_ident) {
+                "w".to_owned()
+            } else {
+                t.text.clone()
+            }
+        })
+        .collect()
+}
+
+/// The share of `original` (tokens by shape) that lies in runs of [`COPY_RUN_TOKENS`] found among
+/// the suite's `runs`.
+fn copied_share(original: &[String], runs: &HashSet<&[String]>) -> f64 {
     let mut covered = vec![false; original.len()];
     for (start, window) in original.windows(COPY_RUN_TOKENS).enumerate() {
         if runs.contains(window) {
             covered[start..start + COPY_RUN_TOKENS].fill(true);
         }
     }
-    covered.iter().filter(|&&c| c).count() as f64 / original.len() as f64
+    let copied = covered.iter().filter(|&&c| c).count();
+    copied as f64 / original.len().max(1) as f64
 }
 
 #[cfg(test)]
@@ -193,7 +197,9 @@ mod tests {
         let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
         let retry = read("exercises/ch14-testing-retry-code/src/retry.rs");
         let suite = read("solutions/ch14-testing-retry-code/src/suite.rs");
-        let share = copied_share(&tokens(&retry), &tokens(&suite));
+        let suite_shapes = shapes(&tokens(&suite));
+        let runs: HashSet<&[String]> = suite_shapes.windows(COPY_RUN_TOKENS).collect();
+        let share = copied_share(&shapes(&tokens(&retry)), &runs);
         assert!(share < COPIED_SHARE / 4.0, "{share}");
         assert_eq!(
             refusal(
