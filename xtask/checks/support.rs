@@ -1,5 +1,5 @@
 //! Helpers shared by every chapter's hidden checks. The grader compiles this file into each
-//! chapter's check harness as `crate::support`.
+//! chapter's check harness as `super::support`.
 #![allow(dead_code)]
 
 use std::any::Any;

@@ -205,7 +205,15 @@ fn harness_workspace(workbook: &Workbook, target_dir: &Path) -> Result<PathBuf> 
     for chapter in workbook.ready_chapters() {
         let rubric = grader.rubric(chapter)?;
         let graded = Target::Solution.graded_crate(workbook, chapter)?;
-        let generated = harness::prepare(workbook, chapter, &rubric, &graded)?;
+        // The cross-platform lint reads `checks.rs`: the separate layout has one.
+        let generated = harness::prepare(
+            workbook,
+            chapter,
+            &rubric,
+            &graded,
+            harness::Layout::Separate,
+        )?
+        .dir;
         let name = generated
             .file_name()
             .context("a harness folder has a name")?

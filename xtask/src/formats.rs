@@ -336,6 +336,7 @@ mod tests {
             skipped: 1,
             compile_ms: 400,
             build_reused: false,
+            build_replayed: false,
             run_ms: 90,
             start_here: None,
             available_tests: Vec::new(),

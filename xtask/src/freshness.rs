@@ -29,7 +29,24 @@ pub struct Inputs {
     files: BTreeSet<PathBuf>,
     env_names: BTreeSet<String>,
     record: Vec<u8>,
+    /// The part of the record that decides how cargo builds, not what rustc compiles: the
+    /// toolchain, the environment, manifests, the lockfile and cargo's configuration.
+    settings: Vec<u8>,
 }
+
+impl Inputs {
+    /// A digest of everything but the sources: equal digests mean cargo would run rustc the
+    /// same way, whatever the sources say.
+    pub fn settings_digest(&self) -> String {
+        format!(
+            "{:016x}",
+            crate::util::stable_hash(&String::from_utf8_lossy(&self.settings))
+        )
+    }
+}
+
+/// Files that change how cargo builds rather than what rustc compiles.
+const SETTINGS_FILES: &[&str] = &["Cargo.toml", "Cargo.lock.source", "config", "config.toml"];
 
 /// What a build produced that the next grading may reuse.
 #[derive(Debug, Clone)]
@@ -62,6 +79,16 @@ pub struct LocalUnits {
 }
 
 impl LocalUnits {
+    /// The one crate of a harness built without cargo: its manifest and its dep-info, whose
+    /// relative paths start at `workspace_dir`.
+    pub fn single(manifest: &Path, dep_info: PathBuf, workspace_dir: &Path) -> Self {
+        Self {
+            dep_info: vec![(dep_info, workspace_dir.to_path_buf())],
+            manifests: vec![manifest.to_path_buf()],
+            unfollowable: false,
+        }
+    }
+
     /// One `compiler-artifact` of a local package, built in the workspace at `workspace_dir`.
     pub fn add(
         &mut self,
@@ -86,7 +113,7 @@ impl LocalUnits {
 
 /// The dep-info file rustc wrote beside an artifact: `deps/libname-hash.rlib` and
 /// `deps/name-hash(.exe)` both have `deps/name-hash.d`.
-fn dep_info_of(artifact: &Path) -> Option<PathBuf> {
+pub fn dep_info_of(artifact: &Path) -> Option<PathBuf> {
     let dir = artifact.parent()?;
     let stem = artifact.file_stem()?.to_str()?;
     [Some(stem), stem.strip_prefix("lib")]
@@ -169,6 +196,7 @@ pub fn inputs(harness_dir: &Path, graded_dir: &Path, sources: &[PathBuf]) -> Opt
     }
 
     let mut record = Vec::new();
+    let mut settings = Vec::new();
     let toolchain_dir = cargo.parent().map(Path::to_path_buf).unwrap_or_default();
     for binary in [cargo.clone(), toolchain_dir.join("rustc")] {
         record.extend_from_slice(
@@ -184,7 +212,9 @@ pub fn inputs(harness_dir: &Path, graded_dir: &Path, sources: &[PathBuf]) -> Opt
         let value = std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
         record.extend_from_slice(format!("env {name}={value:?}\n").as_bytes());
     }
+    settings.extend_from_slice(&record);
     for file in &files {
+        let start = record.len();
         match std::fs::read(file) {
             Ok(bytes) => {
                 record.extend_from_slice(
@@ -197,11 +227,18 @@ pub fn inputs(harness_dir: &Path, graded_dir: &Path, sources: &[PathBuf]) -> Opt
                 record.extend_from_slice(format!("absent {}\n", file.display()).as_bytes());
             }
         }
+        let is_setting = file
+            .file_name()
+            .is_some_and(|name| SETTINGS_FILES.iter().any(|setting| name == *setting));
+        if is_setting {
+            settings.extend_from_slice(&record[start..]);
+        }
     }
     Some(Inputs {
         files,
         env_names,
         record,
+        settings,
     })
 }
 
@@ -470,6 +507,7 @@ mod tests {
             ]
             .concat()
             .into_bytes(),
+            settings: Vec::new(),
         };
         let renewed = renew_changed_files_that_look_old(&dir, &inputs);
         let modified = |file: &Path| std::fs::metadata(file).unwrap().modified().unwrap();

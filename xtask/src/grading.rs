@@ -161,6 +161,9 @@ pub struct Report {
     /// True when nothing the checks are built from had changed since the last build, so its
     /// binary ran without asking cargo.
     pub build_reused: bool,
+    /// True when only sources had changed, so rustc compiled the checks without cargo, as cargo
+    /// had run it for the last build.
+    pub build_replayed: bool,
     pub run_ms: u64,
     /// Where the learner should look first, when something failed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -263,6 +266,7 @@ impl Report {
             skipped: 0,
             compile_ms: 0,
             build_reused: false,
+            build_replayed: false,
             run_ms: 0,
             start_here: None,
             available_tests: Vec::new(),
@@ -314,11 +318,20 @@ fn grade_checks(request: &Request) -> Result<Report> {
         build,
         visible_tests,
     } = *request;
-    let harness_dir = harness::prepare(workbook, chapter, rubric, graded)?;
+    let prepared = harness::prepare(
+        workbook,
+        chapter,
+        rubric,
+        graded,
+        harness::Layout::MergedWherePossible,
+    )?;
+    let graded = &graded.clone().compiled_from(prepared.copy.clone());
+    let harness_dir = prepared.dir.clone();
     let mut report = Report::start(workbook, chapter, rubric, graded);
     let mut compiled_sources = rubric.dirs();
     compiled_sources.push(workbook.support_file());
     compiled_sources.push(graded.visible_tests.clone());
+    compiled_sources.extend(prepared.copy.clone());
     let built = match harness::build(workbook, &harness_dir, graded, &compiled_sources, build)? {
         harness::BuildOutcome::Built(built) => built,
         harness::BuildOutcome::Failed(failure) => {
@@ -330,13 +343,20 @@ fn grade_checks(request: &Request) -> Result<Report> {
     report.compiled = true;
     report.compile_ms = built.compile_time.as_millis() as u64;
     report.build_reused = built.reused;
+    report.build_replayed = built.replayed;
 
-    let available = built.tests;
+    // The binary's names; a merged harness also holds the graded crate's own unit tests, which
+    // are never planned and never run.
+    let available: Vec<String> = built
+        .tests
+        .into_iter()
+        .filter(|name| prepared.rubric_name(name).is_some())
+        .collect();
     let mut plan: Vec<Planned> = rubric
         .checks
         .iter()
         .map(|check| Planned {
-            name: check.test_name(),
+            name: prepared.binary_name(&check.test_name()),
             limits: Limits {
                 wall: Duration::from_millis(check.timeout_ms),
                 memory_bytes: check.memory_mb * 1024 * 1024,
@@ -344,7 +364,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
             },
         })
         .collect();
-    let visible_prefix = format!("{VISIBLE_MODULE}::");
+    let visible_prefix = prepared.binary_name(&format!("{VISIBLE_MODULE}::"));
     plan.extend(
         available
             .iter()
@@ -427,7 +447,11 @@ fn grade_checks(request: &Request) -> Result<Report> {
             timing: Timing::of(run.shared),
         });
     }
-    report.available_tests = available;
+    report.available_tests = available
+        .iter()
+        .filter_map(|name| prepared.rubric_name(name))
+        .map(str::to_owned)
+        .collect();
     report.total();
     if !report.passed {
         report.start_here = start_here(workbook, graded, rubric, &report);

@@ -14,6 +14,8 @@ use toml::{Table, Value};
 
 use crate::freshness;
 use crate::manifest_toml::{self, CrateManifest};
+use crate::merged;
+use crate::rustc_replay;
 use crate::util::stable_hash;
 use crate::util::write_if_changed;
 use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
@@ -33,6 +35,9 @@ pub struct Graded {
     /// The folder of the visible tests to run beside the checks: the graded crate's own `tests/`,
     /// or the exercise's for the solution and the mutants, which ship none.
     pub visible_tests: PathBuf,
+    /// The copy of its `src/` that a merged harness compiles (see [`Prepared::copy`]): a path
+    /// into the copy in a message is a path into the crate.
+    pub copy: Option<PathBuf>,
 }
 
 impl Graded {
@@ -46,7 +51,14 @@ impl Graded {
             package,
             label,
             kind,
+            copy: None,
         })
+    }
+
+    /// The same crate, compiled from the copy of its `src/` at `copy` (when there is one).
+    pub fn compiled_from(mut self, copy: Option<PathBuf>) -> Self {
+        self.copy = copy;
+        self
     }
 
     /// The same crate, run with the visible tests of `exercise_dir`.
@@ -65,6 +77,8 @@ pub struct Built {
     pub compile_time: Duration,
     /// True when the last build was reused without running cargo.
     pub reused: bool,
+    /// True when rustc compiled it without cargo (see `rustc_replay`).
+    pub replayed: bool,
 }
 
 /// One compiler error, reduced to what a learner needs.
@@ -89,25 +103,107 @@ pub struct CompileFailure {
     pub cargo_output: String,
 }
 
+/// How a harness holds the graded crate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// One crate: a copy of the graded crate's sources with the checks appended to its root
+    /// (see `merged`), or `Separate` when the merge cannot hold the crate.
+    MergedWherePossible,
+    /// The graded crate as a dependency of a crate of checks.
+    Separate,
+}
+
+/// The module a merged harness puts the checks in, at the graded crate's root: their one name
+/// there.
+pub const MERGED_MODULE: &str = "workbook_checks";
+
+/// A harness written out, ready to build.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub dir: PathBuf,
+    /// Where the graded crate's `src/` is copied, when the harness holds the crate (merged).
+    pub copy: Option<PathBuf>,
+    /// What the test binary puts before a check's test name: `workbook_checks::` when merged.
+    pub test_prefix: String,
+}
+
+impl Prepared {
+    /// The name in the test binary of the test a rubric calls `name`.
+    pub fn binary_name(&self, name: &str) -> String {
+        format!("{}{name}", self.test_prefix)
+    }
+
+    /// The name a rubric gives the test the binary calls `name`; None for a test the harness did
+    /// not add (a merged harness also holds the graded crate's own unit tests, never run).
+    pub fn rubric_name<'n>(&self, name: &'n str) -> Option<&'n str> {
+        name.strip_prefix(&self.test_prefix)
+    }
+}
+
+/// One module the harness adds, and the file it is read from.
+struct AddedModule {
+    name: String,
+    file: PathBuf,
+}
+
 /// Writes the harness crate for `chapter` graded on `graded` with the checks of `rubric`.
 pub fn prepare(
     workbook: &Workbook,
     chapter: &Chapter,
     rubric: &Rubric,
     graded: &Graded,
-) -> Result<PathBuf> {
+    layout: Layout,
+) -> Result<Prepared> {
     let key = harness_key(chapter, rubric, graded);
-    let dir = workbook.work_dir().join("harness").join(&key);
+    let harness_dir = workbook.work_dir().join("harness");
+    let dir = harness_dir.join(&key);
+    let copy = harness_dir.join(format!("{key}.src"));
+    let checks = added_modules(workbook, rubric)?;
+    let visible = visible_modules(graded)?;
+    let merged_manifest = match layout {
+        Layout::MergedWherePossible => {
+            merged_manifest(workbook, chapter, rubric, graded, &key, &copy, &checks)?
+        }
+        Layout::Separate => None,
+    };
+    if let Some(manifest) = merged_manifest {
+        let appended = appended_source(chapter, &checks, &visible);
+        merged::copy_sources(&graded.dir.join("src"), &copy, &appended)?;
+        write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
+        remove_if_present(&dir.join("checks.rs"))?;
+        sync_lockfile(&workbook.root, &dir)?;
+        return Ok(Prepared {
+            dir,
+            copy: Some(copy),
+            test_prefix: format!("{MERGED_MODULE}::"),
+        });
+    }
+    if copy.exists() {
+        std::fs::remove_dir_all(&copy).with_context(|| format!("removing {}", copy.display()))?;
+    }
     write_if_changed(
         &dir.join("Cargo.toml"),
         &harness_manifest(workbook, rubric, graded, &key)?,
     )?;
     write_if_changed(
         &dir.join("checks.rs"),
-        &harness_source(workbook, chapter, rubric, graded)?,
+        &harness_source(chapter, &checks, &visible),
     )?;
     sync_lockfile(&workbook.root, &dir)?;
-    Ok(dir)
+    Ok(Prepared {
+        dir,
+        copy: None,
+        test_prefix: String::new(),
+    })
+}
+
+fn remove_if_present(file: &Path) -> Result<()> {
+    match std::fs::remove_file(file) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            Err(error).with_context(|| format!("removing {}", file.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn harness_key(chapter: &Chapter, rubric: &Rubric, graded: &Graded) -> String {
@@ -119,15 +215,9 @@ fn harness_key(chapter: &Chapter, rubric: &Rubric, graded: &Graded) -> String {
     format!("{}-{}-{:08x}", chapter.id, graded.kind, hash as u32)
 }
 
-fn harness_manifest(
-    workbook: &Workbook,
-    rubric: &Rubric,
-    graded: &Graded,
-    key: &str,
-) -> Result<String> {
-    let graded_manifest = CrateManifest::read(&graded.dir)?;
+/// The checks' own dependencies, as the workspace specifies them.
+fn harness_dependencies(workbook: &Workbook, rubric: &Rubric) -> Result<Table> {
     let mut dependencies = Table::new();
-    // The checks' own needs first; the graded crate's dev-dependencies may refine them.
     for name in ["tokio", "rand"]
         .iter()
         .copied()
@@ -140,11 +230,17 @@ fn harness_manifest(
         };
         dependencies.insert(name.to_owned(), spec);
     }
+    Ok(dependencies)
+}
+
+/// Adds the dev-dependencies the visible tests may need: the graded crate's, and those of the
+/// crate the visible tests come from (the exercise's, for the solution and the mutants). The
+/// checks' own specs stay as they are.
+fn add_dev_dependencies(dependencies: &mut Table, graded: &Graded) -> Result<()> {
+    let graded_manifest = CrateManifest::read(&graded.dir)?;
     for (name, spec) in graded_manifest.resolved_dependencies("dev-dependencies")? {
         dependencies.entry(name).or_insert(spec);
     }
-    // The visible tests may come from another crate (the exercise's, for the solution and the
-    // mutants): they need that crate's dev-dependencies.
     if let Some(owner) = graded.visible_tests.parent()
         && owner != graded.dir
         && owner.join("Cargo.toml").is_file()
@@ -153,6 +249,52 @@ fn harness_manifest(
             dependencies.entry(name).or_insert(spec);
         }
     }
+    Ok(())
+}
+
+/// A harness package's manifest: `target` is its one target (`[[test]]` or `[lib]`).
+fn package_manifest(
+    package: &str,
+    dependencies: Table,
+    target: (&str, Value),
+    profiles: Value,
+) -> Result<String> {
+    let mut manifest = Table::new();
+    manifest.insert(
+        "package".to_owned(),
+        Value::Table(Table::from_iter([
+            ("name".to_owned(), Value::String(package.to_owned())),
+            ("version".to_owned(), Value::String("0.0.0".to_owned())),
+            (
+                "edition".to_owned(),
+                Value::String(merged::CHECKS_EDITION.to_owned()),
+            ),
+            ("publish".to_owned(), Value::Boolean(false)),
+        ])),
+    );
+    manifest.insert("workspace".to_owned(), Value::Table(Table::new()));
+    manifest.insert("dependencies".to_owned(), Value::Table(dependencies));
+    manifest.insert(target.0.to_owned(), target.1);
+    manifest.insert("profile".to_owned(), profiles);
+    Ok(format!(
+        "# Generated by `cargo xtask check`; every run rewrites it.\n{}",
+        toml::to_string(&manifest).context("writing the harness manifest")?
+    ))
+}
+
+/// The package name of the harness with folder name `key`.
+fn harness_package(key: &str) -> String {
+    format!("checks_{}", key.replace('-', "_"))
+}
+
+fn harness_manifest(
+    workbook: &Workbook,
+    rubric: &Rubric,
+    graded: &Graded,
+    key: &str,
+) -> Result<String> {
+    let mut dependencies = harness_dependencies(workbook, rubric)?;
+    add_dev_dependencies(&mut dependencies, graded)?;
     dependencies.insert(
         "exercise".to_owned(),
         Value::Table(Table::from_iter([
@@ -163,46 +305,112 @@ fn harness_manifest(
             ("package".to_owned(), Value::String(graded.package.clone())),
         ])),
     );
-
-    let package = format!("checks_{}", key.replace('-', "_"));
-    let mut manifest = Table::new();
-    manifest.insert(
-        "package".to_owned(),
-        Value::Table(Table::from_iter([
-            ("name".to_owned(), Value::String(package.clone())),
-            ("version".to_owned(), Value::String("0.0.0".to_owned())),
-            ("edition".to_owned(), Value::String("2024".to_owned())),
-            ("publish".to_owned(), Value::Boolean(false)),
-        ])),
-    );
-    manifest.insert("workspace".to_owned(), Value::Table(Table::new()));
-    manifest.insert("dependencies".to_owned(), Value::Table(dependencies));
-    manifest.insert(
-        "test".to_owned(),
-        Value::Array(vec![Value::Table(Table::from_iter([
-            ("name".to_owned(), Value::String("checks".to_owned())),
-            ("path".to_owned(), Value::String("checks.rs".to_owned())),
-        ]))]),
-    );
+    let package = harness_package(key);
     // Codegen units stay at the incremental default (256): 16 made a trivial edit 25 ms faster
     // but a real one (every mutant's) 20-30% slower.
     let profiles = manifest_toml::without_debug_info(
         manifest_toml::workspace_profiles_for(&workbook.root, &[graded.package.as_str()])?,
         &[&package],
     );
-    manifest.insert("profile".to_owned(), profiles);
-    Ok(format!(
-        "# Generated by `cargo xtask check`; every run rewrites it.\n{}",
-        toml::to_string(&manifest).context("writing the harness manifest")?
-    ))
+    let test = Value::Array(vec![Value::Table(Table::from_iter([
+        ("name".to_owned(), Value::String("checks".to_owned())),
+        ("path".to_owned(), Value::String("checks.rs".to_owned())),
+    ]))]);
+    package_manifest(&package, dependencies, ("test", test), profiles)
 }
 
-fn harness_source(
+/// The manifest of a merged harness, whose library is the copy at `copy`; None when the graded
+/// crate cannot be merged (see `merged::refusal`) or its dependencies clash with the checks'.
+fn merged_manifest(
     workbook: &Workbook,
     chapter: &Chapter,
     rubric: &Rubric,
     graded: &Graded,
-) -> Result<String> {
+    key: &str,
+    copy: &Path,
+    checks: &[AddedModule],
+) -> Result<Option<String>> {
+    let graded_manifest = CrateManifest::read(&graded.dir)?;
+    let declared = [
+        MERGED_MODULE.to_owned(),
+        "exercise".to_owned(),
+        chapter.crate_name(),
+    ];
+    if merged::refusal(&graded.dir, &graded_manifest, &declared).is_some() {
+        return Ok(None);
+    }
+    let check_files: Vec<&Path> = checks.iter().map(|check| check.file.as_path()).collect();
+    if merged::checks_reach_the_crate_root(&check_files) {
+        return Ok(None);
+    }
+    let mut dependencies = harness_dependencies(workbook, rubric)?;
+    for (name, spec) in graded_manifest.resolved_dependencies("dependencies")? {
+        if !merged::add_dependency(&mut dependencies, &name, spec) {
+            return Ok(None);
+        }
+    }
+    add_dev_dependencies(&mut dependencies, graded)?;
+    let package = harness_package(key);
+    // The graded package's own profile settings (an opt-level, say) apply to the one crate.
+    let mut profiles =
+        manifest_toml::workspace_profiles_for(&workbook.root, &[graded.package.as_str()])?;
+    manifest_toml::rename_profile_package(&mut profiles, &graded.package, &package);
+    let profiles = manifest_toml::without_debug_info(profiles, &[&package]);
+    let lib = Value::Table(Table::from_iter([
+        ("name".to_owned(), Value::String("checks".to_owned())),
+        (
+            "path".to_owned(),
+            Value::String(copy.join("lib.rs").display().to_string()),
+        ),
+        ("doctest".to_owned(), Value::Boolean(false)),
+    ]));
+    package_manifest(&package, dependencies, ("lib", lib), profiles).map(Some)
+}
+
+/// The support file's module and the checks' modules, in the order the harness declares them.
+fn added_modules(workbook: &Workbook, rubric: &Rubric) -> Result<Vec<AddedModule>> {
+    let mut modules = vec![AddedModule {
+        name: "support".to_owned(),
+        file: workbook.support_file(),
+    }];
+    for file in rubric.check_files()? {
+        modules.push(AddedModule {
+            name: module_name(&file)?,
+            file,
+        });
+    }
+    Ok(modules)
+}
+
+/// The modules of the visible tests, inside the module [`VISIBLE_MODULE`].
+fn visible_modules(graded: &Graded) -> Result<Vec<AddedModule>> {
+    rust_files(&graded.visible_tests)?
+        .into_iter()
+        .map(|file| {
+            Ok(AddedModule {
+                name: module_name(&file)?,
+                file,
+            })
+        })
+        .collect()
+}
+
+/// `#[path = "…"] mod name;` for each module, each line after `indent`.
+fn module_declarations(modules: &[AddedModule], indent: &str) -> String {
+    modules
+        .iter()
+        .map(|module| {
+            format!(
+                "{indent}#[path = {:?}]\n{indent}mod {};\n",
+                module.file.display().to_string(),
+                module.name
+            )
+        })
+        .collect()
+}
+
+/// The root of a separate harness: the graded crate is the dependency `exercise`.
+fn harness_source(chapter: &Chapter, checks: &[AddedModule], visible: &[AddedModule]) -> String {
     let mut source = String::from("// Generated by `cargo xtask check`; every run rewrites it.\n");
     // Checks write instants as tables of `k * MS`, where `0 * MS` is the clearest zero.
     source.push_str(
@@ -213,31 +421,40 @@ fn harness_source(
         "extern crate exercise as {};\n\n",
         chapter.crate_name()
     ));
-    let support = workbook.support_file();
-    source.push_str(&format!(
-        "#[path = {:?}]\nmod support;\n",
-        support.display().to_string()
-    ));
-    for file in rubric.check_files()? {
-        let module = module_name(&file)?;
-        source.push_str(&format!(
-            "#[path = {:?}]\nmod {module};\n",
-            file.display().to_string()
-        ));
+    source.push_str(&module_declarations(checks, ""));
+    source.push_str(&visible_module(visible, ""));
+    source
+}
+
+/// The module [`VISIBLE_MODULE`] with the visible tests' modules, after `indent`; nothing
+/// without visible tests.
+fn visible_module(visible: &[AddedModule], indent: &str) -> String {
+    if visible.is_empty() {
+        return String::new();
     }
-    let visible = rust_files(&graded.visible_tests)?;
-    if !visible.is_empty() {
-        source.push_str(&format!("\nmod {VISIBLE_MODULE} {{\n"));
-        for file in visible {
-            let module = module_name(&file)?;
-            source.push_str(&format!(
-                "    #[path = {:?}]\n    mod {module};\n",
-                file.display().to_string()
-            ));
-        }
-        source.push_str("}\n");
-    }
-    Ok(source)
+    format!(
+        "{indent}mod {VISIBLE_MODULE} {{\n{}{indent}}}\n",
+        module_declarations(visible, &format!("{indent}    "))
+    )
+}
+
+/// What a merged harness appends to its copy of the graded crate's `lib.rs`: the names the
+/// checks and the visible tests call the crate by, and one module that holds theirs. The graded
+/// crate's own lints (a `#![deny(warnings)]`, say) are not the checks' business.
+fn appended_source(chapter: &Chapter, checks: &[AddedModule], visible: &[AddedModule]) -> String {
+    let mut source = format!(
+        "\n// Appended by `cargo xtask check` to its copy of this file: the hidden checks and the\n\
+         // visible tests, compiled into the graded crate.\n\
+         extern crate self as exercise;\n\
+         extern crate self as {};\n\
+         #[allow(warnings)]\n\
+         mod {MERGED_MODULE} {{\n",
+        chapter.crate_name()
+    );
+    source.push_str(&module_declarations(checks, "    "));
+    source.push_str(&visible_module(visible, "    "));
+    source.push_str("}\n");
+    source
 }
 
 fn module_name(file: &Path) -> Result<String> {
@@ -368,7 +585,8 @@ impl CompileFailure {
 
 /// Compiles the harness at `dir`, or reuses its last build when nothing it was built from has
 /// changed (see `freshness`). `sources` are the folders and files the harness compiles beside the
-/// graded crate: the checks, the support file, the visible tests.
+/// graded crate: the checks, the support file, the visible tests. A merged harness whose build
+/// settings have not changed is compiled by rustc alone (see `rustc_replay`).
 pub fn build(
     workbook: &Workbook,
     dir: &Path,
@@ -390,16 +608,60 @@ pub fn build(
             tests: reusable.tests,
             compile_time: started.elapsed(),
             reused: true,
+            replayed: false,
         }));
     }
     if let Some(inputs) = &inputs {
         freshness::renew_changed_files_that_look_old(dir, inputs);
     }
     freshness::forget(dir);
-    let tests = match build_tests(workbook, dir, graded, options)? {
-        BuildOutcome::Built(tests) => tests,
-        BuildOutcome::Failed(failure) => return Ok(BuildOutcome::Failed(failure)),
+    let merged = graded.copy.is_some();
+    let settings = inputs.as_ref().map(freshness::Inputs::settings_digest);
+    let replay = match (&settings, merged) {
+        (Some(settings), true) => {
+            rustc_replay::replayable(dir, settings, options.color, options.lane)
+        }
+        _ => None,
     };
+    if let Some(replay) = replay
+        && let Some(outcome) = build_by_replay(workbook, dir, graded, &replay, options)?
+    {
+        let (test_binary, units) = match outcome {
+            BuildOutcome::Built(built) => built,
+            BuildOutcome::Failed(failure) => return Ok(BuildOutcome::Failed(failure)),
+        };
+        let mut built = finish_build(dir, inputs.as_ref(), &units, test_binary, started)?;
+        if let BuildOutcome::Built(built) = &mut built {
+            built.replayed = true;
+        }
+        return Ok(built);
+    }
+    // `--tests` leaves out what no test binary needs: the examples, and the plain library that
+    // only doc tests and examples link.
+    let build = |record_rustc| {
+        cargo_build(
+            workbook,
+            dir,
+            graded,
+            &["test", "--no-run", "--tests"],
+            options,
+            record_rustc,
+        )
+    };
+    let mut outcome = build(merged)?;
+    // A wrapper that cargo could not run fails the build without a compiler error: once more
+    // without it.
+    if merged && matches!(&outcome, BuildOutcome::Failed(failure) if failure.errors.is_empty()) {
+        outcome = build(false)?;
+    }
+    let tests = match outcome {
+        BuildOutcome::Built(tests) => tests,
+        BuildOutcome::Failed(failure) => {
+            rustc_replay::keep(dir, settings, options.color, options.lane);
+            return Ok(BuildOutcome::Failed(failure));
+        }
+    };
+    rustc_replay::keep(dir, settings, options.color, options.lane);
     let test_binary = tests
         .binaries
         .iter()
@@ -411,16 +673,114 @@ pub fn build(
             cargo_output: "the check harness built no test binary".to_owned(),
         }));
     };
+    let mut built = finish_build(
+        dir,
+        inputs.as_ref(),
+        &tests.local_units,
+        test_binary,
+        started,
+    )?;
+    if let BuildOutcome::Built(built) = &mut built {
+        built.compile_time = tests.compile_time;
+    }
+    Ok(built)
+}
+
+/// Lists the tests of a freshly built `test_binary` and stamps the build.
+fn finish_build(
+    dir: &Path,
+    inputs: Option<&freshness::Inputs>,
+    units: &freshness::LocalUnits,
+    test_binary: PathBuf,
+    started: Instant,
+) -> Result<BuildOutcome<Built>> {
     let listed = crate::runner::list_tests(&test_binary)?;
-    if let Some(inputs) = &inputs {
-        freshness::record(dir, inputs, &tests.local_units, &test_binary, &listed)?;
+    if let Some(inputs) = inputs {
+        freshness::record(dir, inputs, units, &test_binary, &listed)?;
     }
     Ok(BuildOutcome::Built(Built {
         test_binary,
         tests: listed,
-        compile_time: tests.compile_time,
+        compile_time: started.elapsed(),
         reused: false,
+        replayed: false,
     }))
+}
+
+/// Compiles a merged harness by replaying rustc's last invocation. None when the replay failed
+/// for a reason outside the code (see [`is_code_failure`]): cargo then builds it.
+fn build_by_replay(
+    workbook: &Workbook,
+    dir: &Path,
+    graded: &Graded,
+    replay: &rustc_replay::Replay,
+    options: BuildOptions,
+) -> Result<Option<BuildOutcome<(PathBuf, freshness::LocalUnits)>>> {
+    if options.show_progress {
+        show_status(&format!("Compiling the checks: {}", graded.package));
+    }
+    let replayed = replay.run();
+    if options.show_progress {
+        clear_status();
+    }
+    let replayed = replayed?;
+    if replayed.success {
+        let Some(dep_info) = freshness::dep_info_of(&replay.test_binary) else {
+            return Ok(None);
+        };
+        let units = freshness::LocalUnits::single(
+            &dir.join("Cargo.toml"),
+            dep_info,
+            replay.workspace_dir(),
+        );
+        return Ok(Some(BuildOutcome::Built((
+            replay.test_binary.clone(),
+            units,
+        ))));
+    }
+    let mut errors: Vec<CompileError> = Vec::new();
+    for line in &replayed.diagnostics {
+        let Ok(diagnostic) = serde_json::from_str::<RustcMessage>(line) else {
+            continue;
+        };
+        if !diagnostic.level.starts_with("error")
+            || diagnostic.message.starts_with("aborting due to")
+        {
+            continue;
+        }
+        let in_graded_crate = is_learners_file(graded, &diagnostic);
+        errors.push(compile_error(workbook, graded, diagnostic, in_graded_crate));
+    }
+    if !is_code_failure(&errors) {
+        rustc_replay::forget(dir);
+        return Ok(None);
+    }
+    errors.sort_by_key(|error| !error.in_graded_crate);
+    Ok(Some(BuildOutcome::Failed(CompileFailure {
+        errors,
+        cargo_output: shorten_paths(workbook, graded, &replayed.other_output),
+    })))
+}
+
+/// True when a failed build's errors are about the code: each has a place in a file, and none
+/// is about finding a compiled dependency. Anything else (a dependency gone or rebuilt, the
+/// linker) is cargo's to sort out.
+fn is_code_failure(errors: &[CompileError]) -> bool {
+    const LOADING_ERRORS: &[&str] = &[
+        "can't find crate",
+        "found possibly newer version of crate",
+        "found crate",
+        "couldn't read",
+        "linking with",
+        "could not compile",
+    ];
+    !errors.is_empty()
+        && errors.iter().all(|error| {
+            error.file.is_some()
+                && !LOADING_ERRORS
+                    .iter()
+                    .any(|loading| error.message.contains(loading))
+        })
 }
 
 /// Every executable of one build.
@@ -442,33 +802,16 @@ pub struct Executable {
     pub package_dir: Option<PathBuf>,
 }
 
-/// Compiles the test targets of the crate at `dir` (`cargo test --no-run --tests`) in the
-/// lane's target folder. Errors in `graded` (its sources and its visible tests) are marked as
-/// the learner's. `--tests` leaves out what no test binary needs: the examples, and the plain
-/// library that only doc tests and examples link (a third of a learner suite's build).
-pub fn build_tests(
-    workbook: &Workbook,
-    dir: &Path,
-    graded: &Graded,
-    options: BuildOptions,
-) -> Result<BuildOutcome<BuiltTests>> {
-    cargo_build(
-        workbook,
-        dir,
-        graded,
-        &["test", "--no-run", "--tests"],
-        options,
-    )
-}
-
 /// Runs `cargo <subcommand…>` on the crate at `dir` with JSON messages, and collects its
-/// executables and its errors.
+/// executables and its errors. With `record_rustc`, the grader is cargo's workspace wrapper and
+/// keeps how rustc ran (see `rustc_replay`).
 pub fn cargo_build(
     workbook: &Workbook,
     dir: &Path,
     graded: &Graded,
     subcommand: &[&str],
     options: BuildOptions,
+    record_rustc: bool,
 ) -> Result<BuildOutcome<BuiltTests>> {
     let started = Instant::now();
     let format = if options.color {
@@ -485,6 +828,9 @@ pub fn cargo_build(
         .env_remove("RUSTC_BOOTSTRAP")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    if record_rustc {
+        rustc_replay::record_through_wrapper(&mut command, dir);
+    }
     if options.show_progress {
         // Cargo draws its progress bar into the pipe too; the status line below reads it.
         command
@@ -571,7 +917,12 @@ fn is_learners_file(graded: &Graded, diagnostic: &RustcMessage) -> bool {
         .find(|span| span.is_primary)
         .is_some_and(|span| {
             let file = Path::new(&span.file_name);
-            file.starts_with(&graded.dir) || file.starts_with(&graded.visible_tests)
+            file.starts_with(&graded.dir)
+                || file.starts_with(&graded.visible_tests)
+                || graded
+                    .copy
+                    .as_ref()
+                    .is_some_and(|copy| file.starts_with(copy))
         })
 }
 
@@ -752,6 +1103,13 @@ pub fn shorten_paths(workbook: &Workbook, graded: &Graded, text: &str) -> String
         .strip_prefix(&workbook.root)
         .map(|relative| format!("{}{separator}", relative.display()))
         .unwrap_or_default();
+    let text = match &graded.copy {
+        Some(copy) => text.replace(
+            &format!("{}{separator}", copy.display()),
+            &format!("{graded_prefix}src{separator}"),
+        ),
+        None => text.to_owned(),
+    };
     text.replace(&graded_prefix, &graded_relative)
         .replace(&root_prefix, "")
 }

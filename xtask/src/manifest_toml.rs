@@ -35,6 +35,37 @@ impl CrateManifest {
             .with_context(|| format!("{}/Cargo.toml has no [package] name", self.dir.display()))
     }
 
+    /// `[package].edition`, read from the workspace when inherited; cargo's default is 2015.
+    pub fn edition(&self) -> Result<String> {
+        let edition = self
+            .table
+            .get("package")
+            .and_then(|package| package.get("edition"));
+        match edition {
+            None => Ok("2015".to_owned()),
+            Some(Value::String(edition)) => Ok(edition.clone()),
+            Some(Value::Table(inherited))
+                if inherited.get("workspace").and_then(Value::as_bool) == Some(true) =>
+            {
+                let root = enclosing_workspace(&self.dir)?;
+                CrateManifest::read(&root)?
+                    .table
+                    .get("workspace")
+                    .and_then(|workspace| workspace.get("package"))
+                    .and_then(|package| package.get("edition"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .with_context(|| {
+                        format!("{}/Cargo.toml has no workspace edition", root.display())
+                    })
+            }
+            Some(other) => bail!(
+                "{}/Cargo.toml: an edition of an unexpected form: {other}",
+                self.dir.display()
+            ),
+        }
+    }
+
     /// The dependencies of one table (`dependencies` or `dev-dependencies`), with every
     /// `workspace = true` and every relative path resolved, ready to copy into another manifest.
     pub fn resolved_dependencies(&self, section: &str) -> Result<Table> {
@@ -151,7 +182,25 @@ pub fn workspace_profiles_for(root: &Path, packages: &[&str]) -> Result<Option<V
     Ok(profiles)
 }
 
-/// `profiles` (a `[profile]` table, or none) with `packages` built without debug info.
+/// `profiles` (a `[profile]` table, or none) with the settings of package `from` given to
+/// package `to` instead, in every profile.
+pub fn rename_profile_package(profiles: &mut Option<Value>, from: &str, to: &str) {
+    let Some(Value::Table(profiles)) = profiles else {
+        return;
+    };
+    for (_, profile) in profiles.iter_mut() {
+        if let Some(Value::Table(named)) = profile
+            .as_table_mut()
+            .and_then(|profile| profile.get_mut("package"))
+            && let Some(settings) = named.remove(from)
+        {
+            named.insert(to.to_owned(), settings);
+        }
+    }
+}
+
+/// `profiles` (a `[profile]` table, or none) with `packages` built without debug info (other
+/// settings of theirs stay).
 ///
 /// The grader's own binaries (check harnesses, the copies a learner's suite runs in) are relinked
 /// after every change: without debug info rustc emits less and the linker copies less (a quarter
@@ -171,13 +220,13 @@ pub fn without_debug_info(profiles: Option<Value>, packages: &[&str]) -> Value {
             .or_insert_with(|| Value::Table(Table::new()));
         if let Value::Table(named) = named {
             for package in packages {
-                named.insert(
-                    (*package).to_owned(),
-                    Value::Table(Table::from_iter([
-                        ("debug".to_owned(), Value::Integer(0)),
-                        ("strip".to_owned(), Value::String("debuginfo".to_owned())),
-                    ])),
-                );
+                let settings = named
+                    .entry((*package).to_owned())
+                    .or_insert_with(|| Value::Table(Table::new()));
+                if let Value::Table(settings) = settings {
+                    settings.insert("debug".to_owned(), Value::Integer(0));
+                    settings.insert("strip".to_owned(), Value::String("debuginfo".to_owned()));
+                }
             }
         }
     }

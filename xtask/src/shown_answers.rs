@@ -60,22 +60,9 @@ pub fn tokens(source: &str) -> Vec<Token> {
             continue;
         }
         if c == '/' && chars.get(i + 1) == Some(&'*') {
-            let mut depth = 0;
-            while i < chars.len() {
-                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
-                    depth += 1;
-                    i += 2;
-                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    line += usize::from(chars[i] == '\n');
-                    i += 1;
-                }
-            }
+            let end = block_comment_end(&chars, i);
+            line += chars[i..end].iter().filter(|&&c| c == '\n').count();
+            i = end;
             continue;
         }
         if let Some((content, end)) = string_literal(&chars, i) {
@@ -107,9 +94,29 @@ pub fn tokens(source: &str) -> Vec<Token> {
     out
 }
 
+/// Where the block comment opening at `i` ends (block comments nest).
+pub fn block_comment_end(chars: &[char], mut i: usize) -> usize {
+    let mut depth = 0;
+    while i < chars.len() {
+        if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+            depth += 1;
+            i += 2;
+        } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return i;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    chars.len()
+}
+
 /// The text of a string literal at `i` (`"…"`, `b"…"`, `r#"…"#`), its escapes resolved, and
 /// where the literal ends; `None` when no string starts there.
-fn string_literal(chars: &[char], i: usize) -> Option<(String, usize)> {
+pub fn string_literal(chars: &[char], i: usize) -> Option<(String, usize)> {
     if let Some(end) = raw_string_end(chars, i) {
         let open = i + chars[i..].iter().position(|&c| c == '"')? + 1;
         let hashes = open - 1 - i - usize::from(chars[i] == 'b') - 1;
@@ -199,7 +206,7 @@ fn raw_string_end(chars: &[char], i: usize) -> Option<usize> {
 }
 
 /// The end of a character literal at `i` (`'a'`, `'\n'`, `'\u{1F600}'`); `None` for a lifetime.
-fn char_literal_end(chars: &[char], i: usize) -> Option<usize> {
+pub fn char_literal_end(chars: &[char], i: usize) -> Option<usize> {
     if chars.get(i + 1) == Some(&'\\') {
         let close = chars[i + 2..].iter().position(|&c| c == '\'')?;
         return Some(i + 2 + close + 1);

@@ -524,13 +524,14 @@ impl Suite<'_> {
             label: self.graded.label.clone(),
             kind: "suite",
             visible_tests: dir.join("tests"),
+            copy: None,
         };
         let mut subcommand = vec!["test", "--no-run", "--tests"];
         for package in packages {
             subcommand.extend(["--package", package]);
         }
         let started = Instant::now();
-        let built = harness::cargo_build(self.workbook, dir, &copy, &subcommand, options);
+        let built = harness::cargo_build(self.workbook, dir, &copy, &subcommand, options, false);
         self.building_micros
             .fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
         built

@@ -263,6 +263,19 @@ fn solution_copy(name: &str) -> PathBuf {
     dir
 }
 
+/// The text of a copy's `lib.rs`, and that text with full jitter's range halved (a wrong
+/// solution).
+fn correct_and_halved(lib: &Path) -> (String, String) {
+    let correct = std::fs::read_to_string(lib).unwrap();
+    let halved = correct.replacen(
+        "rng.random_range(Duration::ZERO..=ceiling)",
+        "rng.random_range(Duration::ZERO..=ceiling / 2)",
+        1,
+    );
+    assert_ne!(halved, correct, "the edit applies");
+    (correct, halved)
+}
+
 /// The report of `cargo xtask check ch08 --format json --path <copy>`.
 fn check_copy(copy: &Path, state: &Path) -> Value {
     let output = xtask(
@@ -307,6 +320,76 @@ fn a_printed_verdict_is_not_taken_for_a_check() {
 }
 
 #[test]
+fn an_edit_is_compiled_by_rustc_alone_until_a_manifest_changes() {
+    let state = temp_dir("replay");
+    let copy = solution_copy("replay");
+    // (passed, compiled without cargo)
+    let check = || {
+        let report = check_copy(&copy, &state);
+        (report["passed"] == true, report["build_replayed"] == true)
+    };
+    assert_eq!(check(), (true, false), "the first build is cargo's");
+    let lib = copy.join("src/lib.rs");
+    let (correct, halved) = correct_and_halved(&lib);
+    std::fs::write(&lib, &halved).unwrap();
+    assert_eq!(check(), (false, true), "an edit of a source: rustc alone");
+    std::fs::write(&lib, &correct).unwrap();
+    assert_eq!(check(), (true, true), "and back");
+    let manifest = copy.join("Cargo.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    text.push_str("\n# a manifest that changed may build differently\n");
+    std::fs::write(&manifest, text).unwrap();
+    std::fs::write(&lib, &halved).unwrap();
+    assert_eq!(check(), (false, false), "a manifest changed: cargo builds");
+    std::fs::write(&lib, &correct).unwrap();
+    assert_eq!(check(), (true, true), "then rustc alone again");
+    let broken = correct.replacen("let ceiling =", "let ceiling: u8 =", 1);
+    std::fs::write(&lib, &broken).unwrap();
+    let report = check_copy(&copy, &state);
+    assert_eq!(report["compiled"], false);
+    let first = &report["compile_failure"]["errors"][0];
+    assert_eq!(first["in_graded_crate"], true, "{report:#}");
+    let file = first["file"].as_str().unwrap();
+    assert!(
+        file.ends_with("src/lib.rs") && !file.contains("target/workbook"),
+        "a compiler error from rustc alone names the learner's file: {file}"
+    );
+    let _ = std::fs::remove_dir_all(&copy);
+}
+
+#[test]
+fn a_crate_the_merge_cannot_hold_is_graded_as_a_dependency() {
+    // A module of the crate takes the name the merged harness gives the checks, and a unit test
+    // of its own would fail to compile anywhere but in the crate's own tests.
+    let state = temp_dir("separate");
+    let copy = solution_copy("separate");
+    let lib = copy.join("src/lib.rs");
+    let mut text = std::fs::read_to_string(&lib).unwrap();
+    text.push_str("\npub mod workbook_checks {}\n");
+    std::fs::write(&lib, text).unwrap();
+    let report = check_copy(&copy, &state);
+    assert_eq!(report["passed"], true, "{report:#}");
+    // Merged, the crate still compiles as the library the checks use: without its own unit
+    // tests (which do not compile here), and with what it keeps for a build that is not a test.
+    let merged = solution_copy("unit-tests");
+    let lib = merged.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap().replacen(
+        "rng.random_range(Duration::ZERO..=ceiling)",
+        "rng.random_range(Duration::ZERO..=ceiling / DIVISOR)",
+        1,
+    ) + "\n#[cfg(not(test))]\nconst DIVISOR: u32 = 1;\n#[cfg(test)]\nconst DIVISOR: u32 = 2;\n\
+         #[cfg(test)]\nmod tests {\n    #[test]\n    fn mine() {\n        let x: u8 = \"not a number\";\n    }\n}\n";
+    std::fs::write(&lib, text).unwrap();
+    let report = check_copy(&merged, &state);
+    assert_eq!(
+        report["passed"], true,
+        "the crate is graded as its library, not as its own test build: {report:#}"
+    );
+    let _ = std::fs::remove_dir_all(&copy);
+    let _ = std::fs::remove_dir_all(&merged);
+}
+
+#[test]
 fn an_unchanged_crate_reuses_its_build_and_an_edit_never_does() {
     let state = temp_dir("reuse");
     let copy = solution_copy("reuse");
@@ -321,13 +404,7 @@ fn an_unchanged_crate_reuses_its_build_and_an_edit_never_does() {
         "nothing changed: the build is reused"
     );
     let lib = copy.join("src/lib.rs");
-    let correct = std::fs::read_to_string(&lib).unwrap();
-    let halved = correct.replacen(
-        "rng.random_range(Duration::ZERO..=ceiling)",
-        "rng.random_range(Duration::ZERO..=ceiling / 2)",
-        1,
-    );
-    assert_ne!(halved, correct, "the edit applies");
+    let (correct, halved) = correct_and_halved(&lib);
     std::fs::write(&lib, &halved).unwrap();
     assert_eq!(check(), (false, false), "an edit is compiled and graded");
     std::fs::write(&lib, &correct).unwrap();

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use exercise::retry_immediately;
 
-use crate::support::catch;
+use super::support::catch;
 
 /// A loop still calling after this many calls is taken to never give up.
 const CALL_LIMIT: u32 = 200_000;

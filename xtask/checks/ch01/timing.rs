@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use super::calls::{Service, run};
-use crate::support::show;
+use super::support::show;
 
 /// No gap a correct loop leaves comes anywhere near this; a 1 ms sleep goes far beyond it.
 const AT_ONCE: Duration = Duration::from_micros(200);

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use exercise::{CallError, Retryability, classify};
 
-use crate::support::{catch, show};
+use super::support::{catch, show};
 
 const SECOND: Duration = Duration::from_secs(1);
 

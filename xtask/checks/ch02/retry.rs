@@ -9,7 +9,7 @@ use std::time::Duration;
 use exercise::{Retryability, retry_transient};
 use tokio::time::Instant;
 
-use crate::support::{gaps, show, show_all};
+use super::support::{gaps, show, show_all};
 
 const SECOND: Duration = Duration::from_secs(1);
 

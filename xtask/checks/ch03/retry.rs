@@ -6,8 +6,8 @@ use std::time::Duration;
 use exercise::{AttemptError, retry_with_timeouts};
 use tokio::time::Instant;
 
+use super::support::{show, show_all};
 use super::timeout::{MS, Probe, Step, patiently, show_script};
-use crate::support::{show, show_all};
 
 /// The outcome of one retry run against a probe.
 struct Run {

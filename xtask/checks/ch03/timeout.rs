@@ -11,7 +11,7 @@ use std::time::Duration;
 use exercise::{AttemptError, call_with_timeout};
 use tokio::time::Instant;
 
-use crate::support::show;
+use super::support::show;
 
 pub const MS: Duration = Duration::from_millis(1);
 

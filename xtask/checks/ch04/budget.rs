@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use exercise::{Policy, worst_case_time};
 
-use crate::support::{catch, show};
+use super::support::{catch, show};
 
 const MS: Duration = Duration::from_millis(1);
 const SEC: Duration = Duration::from_secs(1);

@@ -8,7 +8,7 @@ use exercise::{CancelToken, Policy, RetryError, retry_until};
 use tokio::time::Instant;
 
 use super::retry::{MS, SEC, Service, run};
-use crate::support::show;
+use super::support::show;
 
 /// The longest a cancelled loop may take to notice: one tick of tokio's timer (1 ms).
 const ONE_TICK: Duration = MS;

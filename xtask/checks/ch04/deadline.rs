@@ -6,7 +6,7 @@ use std::time::Duration;
 use exercise::{Policy, RetryError};
 
 use super::retry::{MS, SEC, Service, Step, run_uncancelled};
-use crate::support::show;
+use super::support::show;
 
 #[tokio::test(start_paused = true)]
 async fn nothing_starts_after_deadline() {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use exercise::{CancelToken, Policy, RetryError, retry_until};
 use tokio::time::Instant;
 
-use crate::support::{show, show_all};
+use super::support::{show, show_all};
 
 pub const MS: Duration = Duration::from_millis(1);
 pub const SEC: Duration = Duration::from_secs(1);

@@ -7,7 +7,7 @@ use exercise::Retry;
 use super::fixture::{
     Ear, Failure, MS, Service, run, run_on, show_heard, show_policy, show_result,
 };
-use crate::support::show;
+use super::support::show;
 
 #[tokio::test(start_paused = true)]
 async fn non_retryable_ends_at_once() {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use exercise::{Retry, RetryEvent};
 use tokio::time::Instant;
 
-use crate::support::{show, show_all};
+use super::support::{show, show_all};
 
 pub const MS: Duration = Duration::from_millis(1);
 
@@ -173,7 +173,7 @@ impl Outcome {
 
     /// The sleeps between consecutive calls.
     pub fn gaps(&self) -> Vec<Duration> {
-        crate::support::gaps(&self.service.instants())
+        super::support::gaps(&self.service.instants())
     }
 
     /// How long the loop took after the last call before it returned.

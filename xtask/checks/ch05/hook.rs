@@ -6,7 +6,7 @@ use std::time::Duration;
 use exercise::Retry;
 
 use super::fixture::{Ear, Failure, MS, Service, run, run_on, show_heard, show_policy};
-use crate::support::show;
+use super::support::show;
 
 #[tokio::test(start_paused = true)]
 async fn once_per_retry_with_details() {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use exercise::delay_before_retry;
 
 use super::fixture::{MIN_DELAY, MS, Service, run, show_heard, show_policy};
-use crate::support::{catch, show, show_all};
+use super::support::{catch, show, show_all};
 
 const ZERO: Duration = Duration::ZERO;
 

@@ -8,7 +8,7 @@ use exercise::Retry;
 use super::fixture::{
     Ear, Failure, MS, SAFETY_STOP, Service, run, run_on, show_heard, show_policy, show_result,
 };
-use crate::support::{show, show_all};
+use super::support::{show, show_all};
 
 #[tokio::test(start_paused = true)]
 async fn delays_exactly_as_yielded() {

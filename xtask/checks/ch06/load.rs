@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use exercise::load_per_window;
 
-use crate::support::catch;
+use super::support::catch;
 
 const MS: Duration = Duration::from_millis(1);
 const S: Duration = Duration::from_secs(1);

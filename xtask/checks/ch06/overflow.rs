@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use exercise::{Fixed, Linear};
 
-use crate::support::catch;
+use super::support::catch;
 
 const NS: Duration = Duration::from_nanos(1);
 const S: Duration = Duration::from_secs(1);

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use exercise::{Fixed, Linear};
 
-use crate::support::{catch, show, show_all};
+use super::support::{catch, show, show_all};
 
 const MS: Duration = Duration::from_millis(1);
 const S: Duration = Duration::from_secs(1);

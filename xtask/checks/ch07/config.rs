@@ -5,7 +5,7 @@ use std::time::Duration;
 use exercise::{Exponential, InvalidBackoff};
 
 use super::fixture::{MS, SECOND, Setting};
-use crate::support::catch;
+use super::support::catch;
 
 #[test]
 fn refuses_nonsense() {

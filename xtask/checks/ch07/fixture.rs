@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use exercise::Exponential;
 
-use crate::support::{catch, show};
+use super::support::{catch, show};
 
 pub const MS: Duration = Duration::from_millis(1);
 pub const SECOND: Duration = Duration::from_secs(1);

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::fixture::{DAY, MS, SECOND, Setting, delay, expected, try_delay, try_items};
-use crate::support::show;
+use super::support::show;
 
 /// Configurations whose growth overflows `u32`, `u64` and `u128` at different retry numbers, and
 /// one that never grows at all (factor 1: the delay before retry `u32::MAX` is still the base, and

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::fixture::{
     MS, SECOND, Setting, delay, expected, first_difference, items, show_expected, show_observed,
 };
-use crate::support::{catch, show, show_all};
+use super::support::{catch, show, show_all};
 
 /// The chapter's running example: 100, 200, 400, 800 ms, … 25.6 s, then 30 s.
 const EXAMPLE: Setting = Setting::new(Duration::from_millis(100), 2, Duration::from_secs(30));

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use exercise::full_jitter;
 
-use crate::support::{catch, seeded, show};
+use super::support::{catch, seeded, show};
 
 const MS: Duration = Duration::from_millis(1);
 

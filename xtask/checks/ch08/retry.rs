@@ -7,7 +7,7 @@ use exercise::{full_jitter, retry_with_backoff};
 use tokio::time::Instant;
 
 use super::jitter::ceiling;
-use crate::support::{gaps, seeded, show, show_all};
+use super::support::{gaps, seeded, show, show_all};
 
 const MS: Duration = Duration::from_millis(1);
 

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use exercise::DecorrelatedJitter;
 
-use crate::support::{catch, seeded, show, show_all};
+use super::support::{catch, seeded, show, show_all};
 
 const MS: Duration = Duration::from_millis(1);
 const SECOND: Duration = Duration::from_secs(1);
@@ -359,7 +359,7 @@ fn uniform_to_the_nanosecond() {
     let firsts: Vec<Duration> = (0..3_000)
         .filter_map(|seed| delays(base, cap, 1, seed).first().copied())
         .collect();
-    let shares = crate::equal::shares(&firsts, 1, 3);
+    let shares = super::equal::shares(&firsts, 1, 3);
     let even = shares
         .iter()
         .all(|(_, share)| (share - 1.0 / 3.0).abs() <= 0.07);
@@ -370,6 +370,6 @@ fn uniform_to_the_nanosecond() {
          seeds yours gave {}. Draw whole nanoseconds from the inclusive range (a Duration range \
          does), not a float rounded to the nearest nanosecond",
         firsts.len(),
-        crate::equal::show_shares(&shares),
+        super::equal::show_shares(&shares),
     );
 }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use exercise::EqualJitter;
 
-use crate::support::{catch, seeded, show, show_all};
+use super::support::{catch, seeded, show, show_all};
 
 const MS: Duration = Duration::from_millis(1);
 const SECOND: Duration = Duration::from_secs(1);

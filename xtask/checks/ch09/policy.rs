@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use exercise::{DecorrelatedJitter, EqualJitter};
 
-use crate::support::{catch, seeded, show_all};
+use super::support::{catch, seeded, show_all};
 
 const BASE: Duration = Duration::from_millis(50);
 const CAP: Duration = Duration::from_millis(500);

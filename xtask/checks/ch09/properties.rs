@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
 use super::equal::ceiling;
-use crate::support::{catch, seeded, show, show_all};
+use super::support::{catch, seeded, show, show_all};
 
 /// Durations from zero to `Duration::MAX`: small ones (up to 1,000 s) most often, any second
 /// count up to `u64::MAX` too, and both extremes.

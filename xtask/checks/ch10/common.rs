@@ -7,7 +7,7 @@ use exercise::lab::LabRng;
 use exercise::{Finish, Network, Run, Strategy, simulate};
 use rand::SeedableRng;
 
-use crate::support::{catch, show};
+use super::support::{catch, show};
 
 /// A hop of exactly 10 ms: the network of the hand-checked races.
 pub const HOP: Duration = Duration::from_millis(10);

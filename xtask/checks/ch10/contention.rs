@@ -8,7 +8,7 @@ use std::time::Duration;
 use exercise::{Finish, Strategy};
 
 use super::common::{averages, count, fixed_race, show_finishes};
-use crate::support::show;
+use super::support::show;
 
 const MS: Duration = Duration::from_millis(1);
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use exercise::{Finish, Run, Strategy};
 
 use super::common::{fixed_race, lab_race, show_finishes};
-use crate::support::{catch, show};
+use super::support::{catch, show};
 
 const MS: Duration = Duration::from_millis(1);
 

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use exercise::{Decision, next_delay};
 
-use crate::support::{catch, show};
+use super::support::{catch, show};
 
 const MS: Duration = Duration::from_millis(1);
 const SECOND: Duration = Duration::from_secs(1);

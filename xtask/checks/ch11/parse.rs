@@ -7,7 +7,7 @@ use exercise::parse_retry_after;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngSeed, TestCaseError, TestRunner};
 
-use crate::support::{catch, show};
+use super::support::{catch, show};
 
 const SECOND: Duration = Duration::from_secs(1);
 

@@ -7,7 +7,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use exercise::{HttpError, retry_honouring_retry_after};
 use tokio::time::Instant;
 
-use crate::support::{show, show_all};
+use super::support::{show, show_all};
 
 const MS: Duration = Duration::from_millis(1);
 const SECOND: Duration = Duration::from_secs(1);

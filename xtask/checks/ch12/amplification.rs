@@ -7,7 +7,7 @@ use exercise::amplification;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 
-use crate::support::catch;
+use super::support::catch;
 
 /// The exact answer, computed in u128 with overflow noticed: the product, or `u64::MAX` when it
 /// does not fit in a u64; 0 as soon as any layer has 0 attempts.

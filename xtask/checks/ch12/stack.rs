@@ -10,7 +10,7 @@ use std::time::Duration;
 use exercise::{CallError, Downstream, Frontend, Repository, RetryPolicy, Service};
 use tokio::time::Instant;
 
-use crate::support::{gaps, show, show_all};
+use super::support::{gaps, show, show_all};
 
 /// The frontend's attempts in the checks that use the standard policy.
 const ATTEMPTS: u32 = 4;

@@ -2,7 +2,7 @@
 
 use exercise::{BudgetError, RetryBudget};
 
-use crate::support::catch;
+use super::support::catch;
 
 /// A count kept to three decimal places reads back as that number, up to the rounding of one
 /// `f64` operation: far closer than this. A setting kept to four decimals (10.0004 instead of

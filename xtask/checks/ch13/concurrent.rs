@@ -69,7 +69,7 @@ fn race(budget: &RetryBudget, update: impl Fn(&RetryBudget) + Sync) -> u64 {
     if let Err(payload) = outcome {
         panic!(
             "a thread using the shared budget panicked: {}",
-            crate::support::panic_text(payload.as_ref())
+            super::support::panic_text(payload.as_ref())
         );
     }
     overlap.into_inner()

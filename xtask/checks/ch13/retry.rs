@@ -322,7 +322,7 @@ async fn refusal_returns_at_once() {
              fails every call, {why}: the request should make {expected} call(s) and return the \
              moment the last one fails; yours made {calls} call(s) and returned {} after it \
              (virtual time)",
-            crate::support::show(waited),
+            super::support::show(waited),
         );
     }
 }

@@ -7,11 +7,11 @@ use std::collections::BTreeSet;
 use exercise::{FailBetweenInserts, NewOrder, NoFaults};
 use rand::RngExt;
 
-use crate::fixture::{
+use super::fixture::{
     CRASH, FileDb, Reply, TestBroker, count, ids, memory_db, order_rows, outbox_rows, place_many,
     relay,
 };
-use crate::support::{catch, seeded};
+use super::support::{catch, seeded};
 
 /// Passes the relay gets to drain a flaky broker before the check gives up.
 const MAX_PASSES: i64 = 400;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use exercise::{Broker, BrokerError, NewOrder, NoFaults, OrderId, OutboxEvent, RelayStats};
 use rusqlite::{Connection, params};
 
-use crate::support::catch;
+use super::support::catch;
 
 /// The panic message of a simulated crash of the relay process.
 pub const CRASH: &str = "simulated crash of the relay process";

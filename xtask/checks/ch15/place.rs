@@ -3,8 +3,8 @@
 use exercise::{Error, Fault, FaultPoint, NewOrder, NoFaults};
 use rusqlite::Connection;
 
-use crate::fixture::{count, memory_db, order_rows, outbox_rows, place};
-use crate::support::catch;
+use super::fixture::{count, memory_db, order_rows, outbox_rows, place};
+use super::support::catch;
 
 const NOW: i64 = 1_700_000_000_000;
 

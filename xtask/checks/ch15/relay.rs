@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use exercise::RelayStats;
 
-use crate::fixture::{
+use super::fixture::{
     FileDb, Reply, TestBroker, count, event_of, ids, memory_db, outbox_rows, relay, seed_many,
     seed_order,
 };
-use crate::support::catch;
+use super::support::catch;
 
 fn stats(fetched: usize, published: usize, failed: usize) -> RelayStats {
     RelayStats {

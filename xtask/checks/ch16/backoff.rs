@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 
 use exercise::BackoffConfig;
 
-use crate::fixture::{SECOND, T0, ceiling, config, describe, ms, next_retry_at};
-use crate::support::seeded;
+use super::fixture::{SECOND, T0, ceiling, config, describe, ms, next_retry_at};
+use super::support::seeded;
 
 /// Three configurations: the default (1 s doubling to 60 s), a small base, and cap = base.
 fn settings() -> [BackoffConfig; 3] {
@@ -204,7 +204,7 @@ fn ceiling_exact() {
         (config(base, cap, 600 * SECOND, 10), attempts, expected)
     });
     for (cfg, attempts, expected) in cases {
-        let got = crate::support::catch(|| exercise::backoff_ceiling(attempts, &cfg));
+        let got = super::support::catch(|| exercise::backoff_ceiling(attempts, &cfg));
         assert!(
             got == Ok(expected),
             "backoff_ceiling(attempts = {attempts}, base = {}, cap = {}) should be {} \

@@ -3,11 +3,11 @@
 
 use exercise::{BackoffConfig, Failure, Outcome};
 
-use crate::fixture::{
+use super::fixture::{
     HOUR, MINUTE, SECOND, Seed, T0, ceiling, database, due_ids, insert_all, ms, record_failure,
     rel, row, show_outcome,
 };
-use crate::support::seeded;
+use super::support::seeded;
 
 /// Rows around `T0`: some due, some waiting for a later `next_retry_at`.
 fn mixed_rows() -> Vec<Seed> {

@@ -10,7 +10,7 @@ use rusqlite::{Connection, params};
 
 use rand::rngs::StdRng;
 
-use crate::support::{catch, show};
+use super::support::{catch, show};
 
 /// 2026-01-01 00:00:00 UTC: "now" in every check unless it says otherwise.
 pub const T0: Millis = 1_767_225_600_000;

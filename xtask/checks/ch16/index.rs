@@ -6,7 +6,7 @@
 use exercise::DUE_QUERY;
 use rusqlite::{Connection, params};
 
-use crate::fixture::{SECOND, Seed, T0, database, due_ids, insert_all};
+use super::fixture::{SECOND, Seed, T0, database, due_ids, insert_all};
 
 /// The plan's steps (the `detail` column), or why there is none.
 fn plan(conn: &Connection) -> Vec<String> {

@@ -5,11 +5,11 @@ use std::time::Duration;
 
 use exercise::{BackoffConfig, Failure, GiveUp, LAST_ERROR_MAX_BYTES, OutboxRow, Outcome, Status};
 
-use crate::fixture::{
+use super::fixture::{
     HOUR, MINUTE, SECOND, Seed, T0, ceiling, config, database, ms, record_failure, rel, row,
     show_outcome,
 };
-use crate::support::seeded;
+use super::support::seeded;
 
 fn describe_row(row: &OutboxRow, now: i64) -> String {
     let at = |value: Option<i64>| value.map_or_else(|| "NULL".to_owned(), |v| rel(v, now));
@@ -576,7 +576,7 @@ fn missing_row_is_an_error() {
     let failure = Failure::Transient("connection refused".into());
     let mut rng = seeded(16);
     let result =
-        crate::support::catch(|| exercise::record_failure(&conn, 42, T0, &failure, &cfg, &mut rng));
+        super::support::catch(|| exercise::record_failure(&conn, 42, T0, &failure, &cfg, &mut rng));
     let rows: i64 = conn
         .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))
         .expect("counting rows");
@@ -616,7 +616,7 @@ fn truncate_error_honours_max_bytes() {
         ("", 5, ""),
     ];
     for (message, max_bytes, expected) in cases {
-        let got = crate::support::catch(|| exercise::truncate_error(message, max_bytes).to_owned());
+        let got = super::support::catch(|| exercise::truncate_error(message, max_bytes).to_owned());
         assert!(
             got.as_deref() == Ok(expected),
             "truncate_error({message:?}, max_bytes = {max_bytes}) should be {expected:?}, the \

@@ -9,8 +9,8 @@ use rand::RngExt;
 use rand::rngs::StdRng;
 use rusqlite::Connection;
 
-use crate::fixture::{Fault, Script, clear, config, contents, ids, inject, write};
-use crate::support::{catch, seeded};
+use super::fixture::{Fault, Script, clear, config, contents, ids, inject, write};
+use super::support::{catch, seeded};
 
 const FAULTS: [Fault; 5] = [
     Fault::InsertIntoOutbox,
@@ -120,7 +120,7 @@ fn verify(conn: &Connection, written: &BTreeMap<i64, String>, step: &str, seed: 
 fn nothing_lost() {
     for seed in 0..8 {
         let mut rng = seeded(seed);
-        let mut conn = crate::fixture::db();
+        let mut conn = super::fixture::db();
         let mut broker = Script::new();
         let mut written = BTreeMap::new();
         let cfg = config(3);

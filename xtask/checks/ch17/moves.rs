@@ -4,8 +4,8 @@
 use exercise::{OutboxError, Reason, dead_letter};
 use rusqlite::Connection;
 
-use crate::fixture::{Fault, clear, dead_row, describe, inject, outbox_row, seed};
-use crate::support::catch;
+use super::fixture::{Fault, clear, dead_row, describe, inject, outbox_row, seed};
+use super::support::catch;
 
 /// The learner's `dead_letter`, with a panic turned into `Err(text)`.
 fn move_row(
@@ -19,7 +19,7 @@ fn move_row(
 
 #[test]
 fn keeps_reason_attempts_payload() {
-    let mut conn = crate::fixture::db();
+    let mut conn = super::fixture::db();
     let poison = seed(&conn, r#"{"order":7,"total":"12,50"}"#, "failed", 1, 3_000);
     let exhausted = seed(&conn, r#"{"order":8,"total":"8.00"}"#, "failed", 5, 4_000);
     // The reason is the caller's word, never guessed from the attempts: a poison message at its
@@ -107,7 +107,7 @@ fn keeps_reason_attempts_payload() {
 
 #[test]
 fn only_failed_rows() {
-    let mut conn = crate::fixture::db();
+    let mut conn = super::fixture::db();
     let pending = seed(&conn, r#"{"order":1}"#, "pending", 2, 1_000);
     let sent = seed(&conn, r#"{"order":2}"#, "sent", 0, 2_000);
     for (id, status) in [(pending, "pending"), (sent, "sent")] {
@@ -147,7 +147,7 @@ fn only_failed_rows() {
 #[test]
 fn atomic_under_fault() {
     for fault in [Fault::DeleteFromOutbox, Fault::InsertIntoDeadLetters] {
-        let mut conn = crate::fixture::db();
+        let mut conn = super::fixture::db();
         let id = seed(&conn, r#"{"order":5,"total":"12,50"}"#, "failed", 3, 1_000);
         let before = outbox_row(&conn, id).expect("seeded");
         inject(&conn, fault);

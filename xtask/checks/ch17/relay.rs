@@ -4,8 +4,8 @@
 use exercise::{Reason, RelayConfig, RelayReport, relay_once};
 use rusqlite::Connection;
 
-use crate::fixture::{POISON_MESSAGE, Script, TRANSIENT_MESSAGE, config, outbox_row, seed, write};
-use crate::support::{catch, seeded};
+use super::fixture::{POISON_MESSAGE, Script, TRANSIENT_MESSAGE, config, outbox_row, seed, write};
+use super::support::{catch, seeded};
 
 /// One pass of the learner's relay; a panic or an error fails the check with its text.
 fn pass(
@@ -47,7 +47,7 @@ fn poison_does_not_block() {
         &[false, true, true, false, false],
     ];
     for layout in layouts {
-        let conn = crate::fixture::db();
+        let conn = super::fixture::db();
         let mut broker = Script::new();
         let mut ids = Vec::new();
         let mut good = Vec::new();
@@ -100,7 +100,7 @@ fn poison_does_not_block() {
     // number of failures ends the pass ("stop after ten poison messages" leaves the rows
     // behind them unsent). 120 due rows, batch_size 200: every third is poison, every fifth
     // (not poison) fails transiently.
-    let conn = crate::fixture::db();
+    let conn = super::fixture::db();
     let mut broker = Script::new();
     let mut good = Vec::new();
     conn.execute_batch("BEGIN").expect("seeding rows");
@@ -135,7 +135,7 @@ fn poison_does_not_block() {
 
 #[test]
 fn poison_failed_at_once() {
-    let conn = crate::fixture::db();
+    let conn = super::fixture::db();
     let first = write(&conn, r#"{"order":1}"#, 0);
     // A poison message that already failed twice transiently: the permanent failure decides.
     let poison = seed(&conn, r#"{"order":2,"total":"12,50"}"#, "pending", 2, 10);
@@ -208,7 +208,7 @@ fn poison_failed_at_once() {
 
 #[test]
 fn transient_rescheduled() {
-    let conn = crate::fixture::db();
+    let conn = super::fixture::db();
     let flaky = write(&conn, r#"{"order":1}"#, 0);
     let behind = write(&conn, r#"{"order":2}"#, 10);
     let mut broker = Script::new().flaky(r#"{"order":1}"#, 1);
@@ -246,7 +246,7 @@ fn exhausted_fails() {
         exhausted_after(max_attempts);
     }
     // max_attempts is a u32: a limit of 2^16 + 3 is not 3 (a count compared as u16 would be).
-    let conn = crate::fixture::db();
+    let conn = super::fixture::db();
     let id = seed(&conn, r#"{"order":1}"#, "pending", 3, 0);
     let mut broker = Script::new().flaky(r#"{"order":1}"#, 1);
     let report = pass(&conn, &mut broker, 9_000, 65_539, 12);
@@ -263,7 +263,7 @@ fn exhausted_fails() {
 
 /// A row that always fails transiently is failed after exactly `max_attempts` calls.
 fn exhausted_after(max_attempts: u32) {
-    let conn = crate::fixture::db();
+    let conn = super::fixture::db();
     let id = write(&conn, r#"{"order":1}"#, 0);
     let mut broker = Script::new().flaky(r#"{"order":1}"#, u32::MAX);
     let mut now = 1_000;
@@ -320,7 +320,7 @@ fn last_steps(history: &[String]) -> String {
 fn exhausted_past_the_limit() {
     // Rows that had already failed more often than max_attempts allows (the limit was lowered
     // since): one more transient failure fails them; it never reschedules them.
-    let conn = crate::fixture::db();
+    let conn = super::fixture::db();
     let over = seed(&conn, r#"{"order":1}"#, "pending", 6, 0);
     let at = seed(&conn, r#"{"order":2}"#, "pending", 3, 10);
     let mut broker = Script::new()
@@ -347,7 +347,7 @@ fn exhausted_past_the_limit() {
     );
     // A limit of zero allows no retry: the first transient failure reaches past it ("reach"
     // means "reach or pass"; zero is not "unlimited").
-    let conn = crate::fixture::db();
+    let conn = super::fixture::db();
     let fresh = write(&conn, r#"{"order":3}"#, 0);
     let mut broker = Script::new().flaky(r#"{"order":3}"#, u32::MAX);
     let report = pass(&conn, &mut broker, 9_000, 0, 7);
@@ -371,7 +371,7 @@ fn past_the_limit_still_published() {
     // published, and only the broker's answer decides. One the broker acknowledges is sent; a
     // poison message is rejected with the broker's words. Failing them without a call
     // dead-letters events that would have gone through.
-    let conn = crate::fixture::db();
+    let conn = super::fixture::db();
     let over = seed(&conn, r#"{"order":1}"#, "pending", 6, 0);
     let at = seed(&conn, r#"{"order":2}"#, "pending", 4, 10);
     let poison = seed(&conn, r#"{"order":3,"total":"12,50"}"#, "pending", 5, 20);
@@ -410,7 +410,7 @@ fn transient_schedule_counts_this_failure() {
     // queue::retry_at(now, 3, …) draws from the pass's generator (its first draw of the pass).
     let cfg = config(10);
     for (seed_value, before) in [(71u64, 2i64), (72, 3), (73, 0)] {
-        let conn = crate::fixture::db();
+        let conn = super::fixture::db();
         let flaky = seed(&conn, r#"{"order":1}"#, "pending", before, 0);
         let mut broker = Script::new().flaky(r#"{"order":1}"#, 1);
         let now = 60_000;
@@ -440,7 +440,7 @@ fn transient_schedule_counts_this_failure() {
 #[test]
 fn at_most_batch_size() {
     // Twelve due rows and batch_size = 10: one pass publishes the ten oldest, the next the rest.
-    let conn = crate::fixture::db();
+    let conn = super::fixture::db();
     let ids: Vec<i64> = (0..12)
         .map(|n| write(&conn, &format!(r#"{{"order":{n}}}"#), 1_000 - n * 10))
         .collect();
@@ -456,7 +456,7 @@ fn at_most_batch_size() {
         broker.calls,
     );
     // A batch size of zero takes nothing: it is a size like any other, not "no limit".
-    let conn = crate::fixture::db();
+    let conn = super::fixture::db();
     let waiting = write(&conn, r#"{"order":1}"#, 0);
     let cfg = RelayConfig {
         batch_size: 0,
@@ -472,7 +472,7 @@ fn at_most_batch_size() {
     );
     // The batch size is the caller's, however large: 1,500 of 1,600 due rows in one pass, past
     // any round number (100, 1,000) a relay might keep as its own ceiling.
-    let conn = crate::fixture::db();
+    let conn = super::fixture::db();
     conn.execute_batch("BEGIN").expect("seeding rows");
     let ids: Vec<i64> = (0..1_600)
         .map(|n| write(&conn, &format!(r#"{{"order":{n}}}"#), n * 10))

@@ -4,10 +4,10 @@
 use exercise::{Reason, relay_once, requeue};
 use rusqlite::Connection;
 
-use crate::fixture::{
+use super::fixture::{
     Fault, Script, clear, config, contents, dead, dead_row, describe, inject, outbox_row, seed_dead,
 };
-use crate::support::{catch, seeded};
+use super::support::{catch, seeded};
 
 fn put_back(conn: &mut Connection, id: i64, now: i64) -> Result<exercise::Result<i64>, String> {
     catch(|| requeue(conn, id, now))
@@ -15,7 +15,7 @@ fn put_back(conn: &mut Connection, id: i64, now: i64) -> Result<exercise::Result
 
 #[test]
 fn resets_attempts_and_schedule() {
-    let mut conn = crate::fixture::db();
+    let mut conn = super::fixture::db();
     let letter = dead(12, Reason::Exhausted.as_str(), 6);
     seed_dead(&conn, &letter);
     let now = 20_000;
@@ -75,7 +75,7 @@ fn fetched_again() {
     // An event that used up all 4 attempts, requeued: the next pass must publish it, and a
     // single transient failure must reschedule it, not fail it again at once.
     for transient_failures in [0, 1] {
-        let mut conn = crate::fixture::db();
+        let mut conn = super::fixture::db();
         let letter = dead(30, Reason::Exhausted.as_str(), 4);
         seed_dead(&conn, &letter);
         let now = 100_000;
@@ -121,7 +121,7 @@ fn fetched_again() {
 #[test]
 fn atomic_under_fault() {
     for fault in [Fault::DeleteFromDeadLetters, Fault::InsertIntoOutbox] {
-        let mut conn = crate::fixture::db();
+        let mut conn = super::fixture::db();
         let letter = dead(44, Reason::Rejected.as_str(), 1);
         seed_dead(&conn, &letter);
         inject(&conn, fault);
@@ -166,7 +166,7 @@ fn atomic_under_fault() {
 
 #[test]
 fn unknown_id() {
-    let mut conn = crate::fixture::db();
+    let mut conn = super::fixture::db();
     let letter = dead(5, Reason::Rejected.as_str(), 1);
     seed_dead(&conn, &letter);
     let outbox_before = contents(&conn, "outbox");

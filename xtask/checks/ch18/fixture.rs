@@ -8,7 +8,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use exercise::{Millis, OutboxRow, OutboxStore, PostgresStore, SqliteStore, Status};
 
-use crate::support::catch;
+use super::support::catch;
 
 /// 2026-01-01 00:00:00 UTC: "now" at the start of every check.
 pub const T0: Millis = 1_767_225_600_000;
@@ -445,7 +445,7 @@ pub fn with_postgres(check: &str, scenario: impl FnOnce(&PostgresDb)) {
 /// What a PostgreSQL check does without a server: it is skipped, earns nothing, and says how to
 /// run it.
 pub fn skip_postgres() -> ! {
-    crate::support::skip(
+    super::support::skip(
         "no PostgreSQL here: set WORKBOOK_POSTGRES_URL (e.g. \
          postgres://postgres@localhost/postgres) to run the PostgreSQL track (book §18.9)",
     )

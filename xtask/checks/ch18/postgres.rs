@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 
 use exercise::{OutboxStore, PostgresStore};
 
-use crate::fixture::{
+use super::fixture::{
     Db, LEASE, MINUTE, PostgresDb, Seed, T0, claim, ids, ids_of, lease, many_rows, skip_postgres,
     with_postgres,
 };
-use crate::scenarios;
-use crate::support::{catch, show};
+use super::scenarios;
+use super::support::{catch, show};
 
 #[test]
 fn claims_only_due_rows() {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
 use exercise::{Millis, OutboxRow, OutboxStore, Status};
 
-use crate::fixture::{
+use super::fixture::{
     Db, LEASE, MINUTE, MS, SECOND, Seed, T0, at, at_opt, claim, ids, ids_of, lease, many_rows,
     mark_sent, reschedule, row_in, span,
 };
@@ -668,7 +668,7 @@ fn work<S: OutboxStore>(
     if let Err(payload) = outcome {
         run.fail(format!(
             "worker {worker:?}: {}",
-            crate::support::panic_text(payload.as_ref())
+            super::support::panic_text(payload.as_ref())
         ));
     }
 }

@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use exercise::{OutboxRow, OutboxStore, SqliteStore};
 
-use crate::fixture::{Db, LEASE, SqliteDb, T0, claim, ids, ids_of, lease, many_rows};
-use crate::scenarios;
-use crate::support::catch;
+use super::fixture::{Db, LEASE, SqliteDb, T0, claim, ids, ids_of, lease, many_rows};
+use super::scenarios;
+use super::support::catch;
 
 #[test]
 fn claims_only_due_rows() {

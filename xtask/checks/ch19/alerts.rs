@@ -3,8 +3,8 @@
 
 use exercise::{Alert, Dashboard, Thresholds};
 
-use crate::fixture::{MINUTE, SECOND, ms};
-use crate::support::catch;
+use super::fixture::{MINUTE, SECOND, ms};
+use super::support::catch;
 
 /// The learner's `alerts`, with a panic turned into a readable failure.
 fn alerts(dashboard: &Dashboard, thresholds: &Thresholds) -> Vec<Alert> {

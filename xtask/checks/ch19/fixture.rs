@@ -7,7 +7,7 @@ use std::time::Duration;
 use exercise::{Dashboard, Millis};
 use rusqlite::{Connection, params};
 
-use crate::support::{catch, show};
+use super::support::{catch, show};
 
 /// 2026-01-01 00:00:00 UTC: "now" in every check.
 pub const NOW: Millis = 1_767_225_600_000;

@@ -8,7 +8,7 @@ use exercise::{
 };
 use rusqlite::Connection;
 
-use crate::fixture::{NOW, call, mix, plan, run_scalar, show_plan};
+use super::fixture::{NOW, call, mix, plan, run_scalar, show_plan};
 
 /// A step that reads the whole outbox: the table itself, or a whole index of it. Either way
 /// every row ever written is visited, sent ones included.

@@ -2,8 +2,8 @@
 
 use exercise::Dashboard;
 
-use crate::fixture::{HOUR, MINUTE, SECOND};
-use crate::support::catch;
+use super::fixture::{HOUR, MINUTE, SECOND};
+use super::support::catch;
 
 /// The learner's `render`, with a panic turned into a readable failure.
 fn render(dashboard: &Dashboard) -> String {

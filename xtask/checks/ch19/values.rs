@@ -5,7 +5,7 @@
 use exercise::{Dashboard, Millis};
 use rusqlite::Connection;
 
-use crate::fixture::{
+use super::fixture::{
     HOUR, MINUTE, NOW, Row, SECOND, call, database, describe_all, insert_dead_letter, mix,
     mix_dashboard, mix_dead_letters, mix_rows, ms, rel, with_rows,
 };

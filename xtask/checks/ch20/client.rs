@@ -13,7 +13,7 @@ use exercise::{
 };
 use tokio::time::Instant;
 
-use crate::support::{seeded, show, show_all};
+use super::support::{seeded, show, show_all};
 
 const MS: Duration = Duration::from_millis(1);
 const TIMEOUT: Duration = Duration::from_millis(200);

@@ -7,7 +7,7 @@ use std::time::Duration;
 use exercise::{DEFAULT_TTL, IdempotencyError, IdempotencyKey, IdempotencyStore};
 use tokio::time::{Instant, sleep};
 
-use crate::support::show;
+use super::support::show;
 
 const MS: Duration = Duration::from_millis(1);
 const SECOND: Duration = Duration::from_secs(1);
@@ -588,7 +588,7 @@ fn duplicates_from_many_threads() {
     let mut panics = Vec::new();
     for worker in workers {
         if let Err(payload) = worker.join() {
-            panics.push(crate::support::panic_text(payload.as_ref()));
+            panics.push(super::support::panic_text(payload.as_ref()));
         }
     }
     assert!(

@@ -12,7 +12,7 @@ use exercise::{
 };
 use tokio::time::Instant;
 
-use crate::support::{seeded, show};
+use super::support::{seeded, show};
 
 pub const MS: Duration = Duration::from_millis(1);
 

@@ -7,7 +7,7 @@ use exercise::ErrorKind::{Permanent, Transient};
 use super::fixture::{
     GUARD_CALLS, Kind, compensated, error_message, fails, list, ok, policy, run, run_saga, stuck,
 };
-use crate::support::show;
+use super::support::show;
 
 #[tokio::test(start_paused = true)]
 async fn gives_up_after_max_attempts() {

@@ -7,7 +7,7 @@ use exercise::StepStatus::{
 };
 
 use super::fixture::{Kind, Spec, error_message, fails, ok, run, run_watched, statuses};
-use crate::support::show;
+use super::support::show;
 
 #[tokio::test(start_paused = true)]
 async fn statuses_at_end() {

@@ -12,7 +12,7 @@ use super::fixture::{
     Kind, MS, TICK, ceiling, ceiling_of, compensated, error_message, fails, list, ok, policy, run,
     run_saga, stuck,
 };
-use crate::support::{seeded, show, show_all};
+use super::support::{seeded, show, show_all};
 
 #[tokio::test(start_paused = true)]
 async fn transient_is_retried() {

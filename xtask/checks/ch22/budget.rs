@@ -3,7 +3,7 @@
 use exercise::{OnExhausted, Saga, StepPolicy};
 
 use super::fixture::{Act, MS, Recorder, SEC, policy, run};
-use crate::support::{show, show_all};
+use super::support::{show, show_all};
 
 #[tokio::test(start_paused = true)]
 async fn no_attempt_after_budget() {

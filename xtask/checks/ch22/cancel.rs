@@ -5,7 +5,7 @@ use std::time::Duration;
 use exercise::{CancelToken, OnExhausted, Saga, SagaStatus, StepPolicy, StepStatus};
 
 use super::fixture::{Act, Recorder, SEC, TICK, policy, run_with};
-use crate::support::show;
+use super::support::show;
 
 /// A token that a spawned task cancels `after` from now, on tokio's clock.
 fn cancelled_after(after: Duration) -> CancelToken {

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use exercise::{ErrorKind, classify_status};
 
-use crate::support::catch;
+use super::support::catch;
 
 fn classify(status: u16, retry_after: Option<Duration>) -> ErrorKind {
     catch(|| classify_status(status, retry_after)).unwrap_or_else(|message| {

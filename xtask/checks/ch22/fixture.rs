@@ -13,7 +13,7 @@ use exercise::{
 };
 use tokio::time::Instant;
 
-use crate::support::{seeded, show};
+use super::support::{seeded, show};
 
 pub const MS: Duration = Duration::from_millis(1);
 pub const SEC: Duration = Duration::from_secs(1);

@@ -6,7 +6,7 @@ use std::time::Duration;
 use exercise::{OnExhausted, Saga, StepPolicy};
 
 use super::fixture::{Act, MS, Recorder, SEC, TICK, policy, run};
-use crate::support::{gaps, show, show_all};
+use super::support::{gaps, show, show_all};
 
 /// `min(cap, base · 2^retry)`.
 fn ceiling(retry: u32, base: Duration, cap: Duration) -> Duration {

@@ -9,7 +9,7 @@ use exercise::{
 use rand::rngs::StdRng;
 
 use super::fixture::{MS, SEC};
-use crate::support::{catch, seeded, show};
+use super::support::{catch, seeded, show};
 
 const NS: Duration = Duration::from_nanos(1);
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 use exercise::{Action, OnExhausted, Saga, SagaStatus, StepPolicy, StepStatus};
 
 use super::fixture::{Act, Recorder, policy, run};
-use crate::support::show;
+use super::support::show;
 
 /// `max_attempts` under the checks' policy, stopping when they run out, with a budget of an hour
 /// so that 300 attempts (waits of at most 1 s) fit in it.

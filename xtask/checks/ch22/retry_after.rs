@@ -5,7 +5,7 @@ use std::time::Duration;
 use exercise::{CancelToken, OnExhausted, Saga, StepPolicy, StepStatus};
 
 use super::fixture::{Act, MS, Recorder, SEC, TICK, policy, run, run_with};
-use crate::support::{gaps, show, show_all};
+use super::support::{gaps, show, show_all};
 
 #[tokio::test(start_paused = true)]
 async fn honoured() {

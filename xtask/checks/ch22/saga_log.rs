@@ -9,7 +9,7 @@ use exercise::{
 use tokio::time::Instant;
 
 use super::fixture::{Act, MS, Recorder, Run, SEC, TICK, policy, run};
-use crate::support::show;
+use super::support::show;
 
 const LATENCY: Duration = Duration::from_millis(100);
 

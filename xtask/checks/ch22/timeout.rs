@@ -5,7 +5,7 @@ use std::time::Duration;
 use exercise::{Action, CancelToken, OnExhausted, Saga, StepPolicy};
 
 use super::fixture::{Act, MS, Recorder, SEC, TICK, describe_log, policy, run_with};
-use crate::support::{show, show_all};
+use super::support::{show, show_all};
 
 #[tokio::test(start_paused = true)]
 async fn hung_attempt_cut() {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use exercise::{BreakerConfig, BreakerError, CircuitBreaker, State, Window};
 
-use crate::support::{catch, show};
+use super::support::{catch, show};
 
 pub const MS: Duration = Duration::from_millis(1);
 pub const SEC: Duration = Duration::from_secs(1);

@@ -6,7 +6,7 @@ use std::time::Duration;
 use exercise::{State, Window};
 
 use super::fixture::{NS, SEC, Seen, Started, breaker, call, config, describe, opened, run, state};
-use crate::support::show;
+use super::support::show;
 
 /// A breaker that opened at the current instant and lets `probes` probes through.
 async fn opened_with(

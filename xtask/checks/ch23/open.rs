@@ -6,7 +6,7 @@ use exercise::{State, Window};
 use tokio::time::Instant;
 
 use super::fixture::{NS, SEC, Seen, Started, breaker, call, config, opened, state};
-use crate::support::show;
+use super::support::show;
 
 #[tokio::test(start_paused = true)]
 async fn refuses_without_calling() {

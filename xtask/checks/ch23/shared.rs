@@ -19,7 +19,7 @@ use rand::RngExt;
 use tokio::time::Instant;
 
 use super::fixture::{NS, Seen, Started, breaker, call, config, describe, state};
-use crate::support::{seeded, show};
+use super::support::{seeded, show};
 
 #[tokio::test(start_paused = true)]
 async fn tasks_in_flight_together() {

@@ -5,7 +5,7 @@ use std::time::Duration;
 use exercise::{State, Window};
 
 use super::fixture::{MS, SEC, Seen, Started, breaker, call, config, describe, opened, state};
-use crate::support::show;
+use super::support::show;
 
 #[tokio::test(start_paused = true)]
 async fn a_call_at_the_slow_threshold_is_a_failure() {

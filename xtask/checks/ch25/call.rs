@@ -5,7 +5,7 @@ use std::time::Duration;
 use exercise::{Backend, BackendError, ThrottleError};
 
 use super::fixture::{SEC, WINDOW, history, probability, same, throttle};
-use crate::support::seeded;
+use super::support::seeded;
 
 #[tokio::test(start_paused = true)]
 async fn throttled_calls_never_reach_the_backend() {

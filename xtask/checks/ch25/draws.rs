@@ -6,7 +6,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, TryRng};
 
 use super::fixture::{WINDOW, history, probability, throttle};
-use crate::support::seeded;
+use super::support::seeded;
 
 #[tokio::test(start_paused = true)]
 async fn rejects_with_that_probability() {

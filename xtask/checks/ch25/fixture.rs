@@ -5,7 +5,7 @@ use std::time::Duration;
 use exercise::AdaptiveThrottle;
 use rand::rngs::StdRng;
 
-use crate::support::{catch, seeded};
+use super::support::{catch, seeded};
 
 pub const SEC: Duration = Duration::from_secs(1);
 pub const WINDOW: Duration = Duration::from_secs(120);

@@ -1,7 +1,7 @@
 //! The SRE book's formula: max(0, (requests − K·accepts) / (requests + 1)).
 
 use super::fixture::{WINDOW, expected, history, probability, same, throttle};
-use crate::support::seeded;
+use super::support::seeded;
 
 #[tokio::test(start_paused = true)]
 async fn healthy_traffic_is_never_rejected() {

@@ -7,7 +7,7 @@ use exercise::BackendError;
 use tokio::time::Instant;
 
 use super::fixture::{WINDOW, history, probability, same, throttle};
-use crate::support::seeded;
+use super::support::seeded;
 
 #[test]
 fn threads_share_one_throttle() {

@@ -5,7 +5,7 @@ use std::time::Duration;
 use exercise::{Backend, ThrottleError};
 
 use super::fixture::{SEC, WINDOW, history, probability, same, throttle};
-use crate::support::seeded;
+use super::support::seeded;
 
 #[tokio::test(start_paused = true)]
 async fn forgets_exactly_at_the_window() {

@@ -7,7 +7,7 @@ use exercise::report::RunReport;
 use exercise::services::{Answer, PublishAnswer};
 use exercise::{Action, BudgetConfig, IdempotencyKey, OrderId, SagaOutcome, Scenario, Step};
 
-use crate::sweep::{at, describe, fail_if_any, first_violation as violations, history};
+use super::sweep::{at, describe, fail_if_any, first_violation as violations, history};
 
 #[test]
 fn no_double_charge() {

@@ -11,7 +11,7 @@ use super::doubles::{
     BrokerTrouble, MS, Row, SEC, UNAVAILABLE_LATENCY, broker, broker_chaos, outbox,
     rejecting_broker, row, set_attempts,
 };
-use crate::support::{seeded, show};
+use super::support::{seeded, show};
 
 /// A relay configuration with a short backoff, so a row falls due again quickly.
 fn config(max_attempts: u32) -> RelayConfig {

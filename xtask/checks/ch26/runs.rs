@@ -2,7 +2,7 @@
 
 use exercise::{Scenario, simulate};
 
-use crate::sweep::{run, runs};
+use super::sweep::{run, runs};
 
 #[test]
 fn same_seed_same_run() {

@@ -9,7 +9,7 @@ use exercise::services::Service;
 use exercise::{Action, Client, Clients, Clock, OrderId, SagaOutcome, Step};
 
 use super::doubles::{MS, SEC, policy, quiet, schedule};
-use crate::support::seeded;
+use super::support::seeded;
 
 /// The service of `step`, with every call failing (500) if `fails`, and 503s with Retry-After
 /// 100 ms for every call that arrives from 1 ms on, if `storm_after_first`.

@@ -14,7 +14,7 @@ use super::doubles::{
     FAILED_LATENCY, MS, SEC, TICK, Trouble, UNAVAILABLE_LATENCY, budgeted_client, payment_service,
     policy, unlimited_client,
 };
-use crate::support::{seeded, show, show_all};
+use super::support::{seeded, show, show_all};
 
 /// One run of `run_step` for order 1: its result, how long it took, and the calls the service
 /// received.

@@ -52,6 +52,7 @@ struct Sample {
     checks: Duration,
     peak_memory_kib: u64,
     build_reused: bool,
+    build_replayed: bool,
 }
 
 /// The medians of one round of measurements.
@@ -218,6 +219,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         "  {:<38} {:>7.3} s (budget ≤ 0.5 s)",
         "the checks' own run (wall)",
         checks.as_secs_f64()
+    );
+    let replayed = figures.edited.iter().filter(|s| s.build_replayed).count();
+    println!(
+        "  edits compiled by rustc alone: {replayed} of {}",
+        figures.edited.len()
     );
     let reused = figures.warm.iter().filter(|s| s.build_reused).count();
     println!(
@@ -433,6 +439,7 @@ fn sample(
             .max()
             .unwrap_or(0),
         build_reused: report["build_reused"] == true,
+        build_replayed: report["build_replayed"] == true,
     })
 }
 

@@ -63,6 +63,7 @@ pub struct Findings {
 pub struct Spent {
     pub gradings: usize,
     pub reused_builds: usize,
+    pub replayed_builds: usize,
     pub compile: Duration,
     pub run: Duration,
 }
@@ -71,6 +72,7 @@ impl Spent {
     fn add(&mut self, report: &Report) {
         self.gradings += 1;
         self.reused_builds += usize::from(report.build_reused);
+        self.replayed_builds += usize::from(report.build_replayed);
         self.compile += Duration::from_millis(report.compile_ms);
         self.run += Duration::from_millis(report.run_ms);
     }
@@ -78,6 +80,7 @@ impl Spent {
     fn absorb(&mut self, other: Spent) {
         self.gradings += other.gradings;
         self.reused_builds += other.reused_builds;
+        self.replayed_builds += other.replayed_builds;
         self.compile += other.compile;
         self.run += other.run;
     }
@@ -85,9 +88,11 @@ impl Spent {
     /// `N gradings: compiling X s, checks Y s`.
     fn summary(&self) -> String {
         format!(
-            "{} gradings ({} without cargo): compiling {:.1} s, running checks {:.1} s",
+            "{} gradings ({} reused, {} compiled by rustc alone): compiling {:.1} s, running \
+             checks {:.1} s",
             self.gradings,
             self.reused_builds,
+            self.replayed_builds,
             self.compile.as_secs_f64(),
             self.run.as_secs_f64()
         )
@@ -1037,7 +1042,14 @@ fn verify_examples(
         },
     )?;
     let copy = harness::Graded::at(&dir, "the solution".to_owned(), "examples")?;
-    let built = harness::cargo_build(workbook, &dir, &copy, &["build", "--examples"], build)?;
+    let built = harness::cargo_build(
+        workbook,
+        &dir,
+        &copy,
+        &["build", "--examples"],
+        build,
+        false,
+    )?;
     let binaries = match built {
         harness::BuildOutcome::Built(built) => built.binaries,
         harness::BuildOutcome::Failed(failure) => {
