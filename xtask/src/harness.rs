@@ -170,7 +170,6 @@ pub fn prepare(
         let appended = appended_source(chapter, &checks, &visible);
         merged::copy_sources(&graded.dir.join("src"), &copy, &appended)?;
         write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
-        remove_if_present(&dir.join("checks.rs"))?;
         sync_lockfile(&workbook.root, &dir)?;
         return Ok(Prepared {
             dir,
@@ -178,9 +177,9 @@ pub fn prepare(
             test_prefix: format!("{MERGED_MODULE}::"),
         });
     }
-    if copy.exists() {
-        std::fs::remove_dir_all(&copy).with_context(|| format!("removing {}", copy.display()))?;
-    }
+    // A folder of its own, so that a crate graded both ways (an edit that stops the merge, the
+    // cross-platform lint of the solutions) keeps both builds warm.
+    let dir = harness_dir.join(format!("{key}-separate"));
     write_if_changed(
         &dir.join("Cargo.toml"),
         &harness_manifest(workbook, rubric, graded, &key)?,
@@ -195,15 +194,6 @@ pub fn prepare(
         copy: None,
         test_prefix: String::new(),
     })
-}
-
-fn remove_if_present(file: &Path) -> Result<()> {
-    match std::fs::remove_file(file) {
-        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
-            Err(error).with_context(|| format!("removing {}", file.display()))
-        }
-        _ => Ok(()),
-    }
 }
 
 fn harness_key(chapter: &Chapter, rubric: &Rubric, graded: &Graded) -> String {
