@@ -121,16 +121,24 @@ pub fn record_through_wrapper(command: &mut Command, harness_dir: &Path) {
     if std::env::var_os("RUSTC_WORKSPACE_WRAPPER").is_some() {
         return;
     }
-    // A grader that runs long (`watch`, `verify`) may see its binary rebuilt under it: then
-    // its path names another file, or none ("xtask (deleted)" on Linux), and cargo builds
-    // without the wrapper.
-    if let Ok(grader) = std::env::current_exe()
-        && grader.is_file()
-    {
+    if let Some(grader) = grader_binary() {
         command
             .env("RUSTC_WORKSPACE_WRAPPER", grader)
             .env(RECORD_VAR, &pending);
     }
+}
+
+/// The grader's binary, to run as the wrapper. A grader that runs long (`watch`, `ci`, whose
+/// `cargo test` relinks it) may see its binary replaced under it: Linux then names the running
+/// one `<path> (deleted)`, and the binary now at `<path>`, a grader too, serves. None when
+/// there is no binary to run.
+fn grader_binary() -> Option<PathBuf> {
+    let running = std::env::current_exe().ok()?;
+    if running.is_file() {
+        return Some(running);
+    }
+    let replacement = PathBuf::from(running.to_str()?.strip_suffix(" (deleted)")?);
+    replacement.is_file().then_some(replacement)
 }
 
 /// After cargo built the harness at `harness_dir` from inputs whose settings digest is
