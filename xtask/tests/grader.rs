@@ -390,6 +390,39 @@ fn a_crate_the_merge_cannot_hold_is_graded_as_a_dependency() {
 }
 
 #[test]
+fn private_checks_that_name_the_crate_root_are_still_graded() {
+    // An instructor's checks written before checks reached `support` by `super::`.
+    let state = temp_dir("crate-root-checks");
+    let checks = state.join("checks");
+    std::fs::create_dir_all(checks.join("ch08")).unwrap();
+    let fixture = fixture("private-checks/ch08");
+    for file in ["chapter.toml", "private.rs"] {
+        let text = std::fs::read_to_string(fixture.join(file)).unwrap();
+        let text = text.replace("use super::support::", "use crate::support::");
+        std::fs::write(checks.join("ch08").join(file), text).unwrap();
+    }
+    let output = xtask(
+        &[
+            "check",
+            "ch08",
+            "--solution",
+            "--format",
+            "json",
+            "--checks-dir",
+            checks.to_str().unwrap(),
+        ],
+        &state,
+    );
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stderr)));
+    assert_eq!(report["passed"], true, "{report:#}");
+    assert_eq!(
+        result(&report, "private.ceiling_reaches_the_cap")["status"],
+        "passed"
+    );
+}
+
+#[test]
 fn an_unchanged_crate_reuses_its_build_and_an_edit_never_does() {
     let state = temp_dir("reuse");
     let copy = solution_copy("reuse");
