@@ -513,6 +513,13 @@ struct RustcMessage {
     spans: Vec<RustcSpan>,
 }
 
+impl RustcMessage {
+    /// An error the learner is shown: not a warning, and not rustc's closing count.
+    fn is_reported_error(&self) -> bool {
+        self.level.starts_with("error") && !self.message.starts_with("aborting due to")
+    }
+}
+
 #[derive(Deserialize)]
 struct RustcSpan {
     file_name: String,
@@ -620,11 +627,12 @@ pub fn build(
             BuildOutcome::Built(built) => built,
             BuildOutcome::Failed(failure) => return Ok(BuildOutcome::Failed(failure)),
         };
-        let mut built = finish_build(dir, inputs.as_ref(), &units, test_binary, started)?;
-        if let BuildOutcome::Built(built) = &mut built {
-            built.replayed = true;
-        }
-        return Ok(built);
+        let built = finish_build(dir, inputs.as_ref(), &units, test_binary)?;
+        return Ok(BuildOutcome::Built(Built {
+            compile_time: started.elapsed(),
+            replayed: true,
+            ..built
+        }));
     }
     // `--tests` leaves out what no test binary needs: the examples, and the plain library that
     // only doc tests and examples link.
@@ -663,38 +671,32 @@ pub fn build(
             cargo_output: "the check harness built no test binary".to_owned(),
         }));
     };
-    let mut built = finish_build(
-        dir,
-        inputs.as_ref(),
-        &tests.local_units,
-        test_binary,
-        started,
-    )?;
-    if let BuildOutcome::Built(built) = &mut built {
-        built.compile_time = tests.compile_time;
-    }
-    Ok(built)
+    let built = finish_build(dir, inputs.as_ref(), &tests.local_units, test_binary)?;
+    Ok(BuildOutcome::Built(Built {
+        compile_time: tests.compile_time,
+        ..built
+    }))
 }
 
-/// Lists the tests of a freshly built `test_binary` and stamps the build.
+/// Lists the tests of a freshly built `test_binary` and stamps the build. The build's time and
+/// how it was made are the caller's to fill in.
 fn finish_build(
     dir: &Path,
     inputs: Option<&freshness::Inputs>,
     units: &freshness::LocalUnits,
     test_binary: PathBuf,
-    started: Instant,
-) -> Result<BuildOutcome<Built>> {
+) -> Result<Built> {
     let listed = crate::runner::list_tests(&test_binary)?;
     if let Some(inputs) = inputs {
         freshness::record(dir, inputs, units, &test_binary, &listed)?;
     }
-    Ok(BuildOutcome::Built(Built {
+    Ok(Built {
         test_binary,
         tests: listed,
-        compile_time: started.elapsed(),
+        compile_time: Duration::ZERO,
         reused: false,
         replayed: false,
-    }))
+    })
 }
 
 /// Compiles a merged harness by replaying rustc's last invocation. None when the replay failed
@@ -733,9 +735,7 @@ fn build_by_replay(
         let Ok(diagnostic) = serde_json::from_str::<RustcMessage>(line) else {
             continue;
         };
-        if !diagnostic.level.starts_with("error")
-            || diagnostic.message.starts_with("aborting due to")
-        {
+        if !diagnostic.is_reported_error() {
             continue;
         }
         let in_graded_crate = is_learners_file(graded, &diagnostic);
@@ -866,8 +866,7 @@ pub fn cargo_build(
             }
             "compiler-message" => {
                 if let Some(diagnostic) = message.message
-                    && diagnostic.level.starts_with("error")
-                    && !diagnostic.message.starts_with("aborting due to")
+                    && diagnostic.is_reported_error()
                 {
                     let in_graded_crate = message.package_id.contains(&graded_id_fragment)
                         || is_learners_file(graded, &diagnostic);

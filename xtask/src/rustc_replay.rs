@@ -263,7 +263,7 @@ impl Replay {
         })
     }
 
-    /// The manifest of the harness this invocation builds (cargo ran rustc in its folder).
+    /// The folder cargo ran rustc in, where the relative paths of its dep-info start.
     pub fn workspace_dir(&self) -> &Path {
         &self.invocation.cwd
     }
