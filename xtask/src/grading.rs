@@ -54,9 +54,11 @@ impl Target {
             Target::Mutant(name) => {
                 let mutant = mutants::find(workbook, chapter, name)?;
                 let dir = mutants::materialize(workbook, chapter, &mutant)?;
+                let solution = Target::Solution.graded_crate(workbook, chapter)?;
                 Ok(
                     Graded::at(&dir, format!("mutant {}", mutant.name), "mutant")?
-                        .with_visible_tests_of(&exercise),
+                        .with_visible_tests_of(&exercise)
+                        .in_harness_of(&solution),
                 )
             }
         }
@@ -102,9 +104,10 @@ impl<'a> Grader<'a> {
         if let Some(only) = &self.only_checks {
             rubric.checks.retain(|check| only.contains(&check.id));
         }
-        // A mutant's crate is one folder per chapter, rewritten for each mutant: one at a time.
+        // A mutant's crate is one folder per chapter, rewritten for each mutant, and it builds in
+        // the solution's harness: one mutant or solution grading of a chapter at a time.
         let _lock = match target {
-            Target::Mutant(_) => Some(FolderLock::acquire(
+            Target::Mutant(_) | Target::Solution => Some(FolderLock::acquire(
                 &self.workbook.work_dir().join("mutants").join(&chapter.id),
             )?),
             _ => None,

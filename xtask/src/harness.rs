@@ -30,14 +30,25 @@ pub struct Graded {
     pub package: String,
     /// How a report names it: "your exercise", "the solution", "mutant equal_jitter", a path.
     pub label: String,
-    /// A short name for the harness folder: `exercise`, `solution`, `mutant`, `path`.
-    pub kind: &'static str,
+    /// Whose harness folder it builds in: its own, or the solution's for a mutant.
+    pub harness: HarnessOwner,
     /// The folder of the visible tests to run beside the checks: the graded crate's own `tests/`,
     /// or the exercise's for the solution and the mutants, which ship none.
     pub visible_tests: PathBuf,
     /// The copy of its `src/` that a merged harness compiles (see [`Prepared::copy`]): a path
     /// into the copy in a message is a path into the crate.
     pub copy: Option<PathBuf>,
+}
+
+/// The crate a harness folder belongs to. Gradings with the same owner build there one after
+/// another, each an edit of the last: `verify` grades the solution and then every mutant in the
+/// solution's harness, which stays warm, where a harness of the mutants' own would start cold
+/// once per chapter.
+#[derive(Debug, Clone)]
+pub struct HarnessOwner {
+    /// A short name for the folder: `exercise`, `solution`, `path`, `examples`, `suite`.
+    pub kind: &'static str,
+    pub dir: PathBuf,
 }
 
 impl Graded {
@@ -47,12 +58,21 @@ impl Graded {
         let package = CrateManifest::read(&dir)?.package_name()?;
         Ok(Self {
             visible_tests: dir.join("tests"),
+            harness: HarnessOwner {
+                kind,
+                dir: dir.clone(),
+            },
             dir,
             package,
             label,
-            kind,
             copy: None,
         })
+    }
+
+    /// The same crate, built in `owner`'s harness folder instead of one of its own.
+    pub fn in_harness_of(mut self, owner: &Graded) -> Self {
+        self.harness = owner.harness.clone();
+        self
     }
 
     /// The same crate, compiled from the copy of its `src/` at `copy` (when there is one).
@@ -197,12 +217,13 @@ pub fn prepare(
 }
 
 fn harness_key(chapter: &Chapter, rubric: &Rubric, graded: &Graded) -> String {
+    let owner = &graded.harness;
     let hash = stable_hash(&format!(
         "{}\n{}",
-        graded.dir.display(),
+        owner.dir.display(),
         rubric.dir.display()
     ));
-    format!("{}-{}-{:08x}", chapter.id, graded.kind, hash as u32)
+    format!("{}-{}-{:08x}", chapter.id, owner.kind, hash as u32)
 }
 
 /// The checks' own dependencies, as the workspace specifies them.

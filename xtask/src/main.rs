@@ -25,6 +25,7 @@ mod shown_answers;
 mod suite_rules;
 mod suites;
 mod system;
+mod target_seed;
 mod term;
 mod tools;
 mod util;

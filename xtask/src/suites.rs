@@ -522,7 +522,10 @@ impl Suite<'_> {
             dir: dir.to_path_buf(),
             package: packages.join(" "),
             label: self.graded.label.clone(),
-            kind: "suite",
+            harness: harness::HarnessOwner {
+                kind: "suite",
+                dir: dir.to_path_buf(),
+            },
             visible_tests: dir.join("tests"),
             copy: None,
         };

@@ -181,6 +181,8 @@ impl Slot {
             "Preparing {}: compiling the checks' dependencies once (minutes on a cold machine)…",
             self.dir.display()
         );
+        // What the workbook's own target folder has built need not be compiled again here.
+        crate::target_seed::seed(workbook, &settings.chapters, &self.target())?;
         let finished = sandbox::run(
             grade_command(workbook, settings, &workbook.root, &self.target()),
             Limits {

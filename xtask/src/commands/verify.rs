@@ -233,6 +233,18 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
         }),
     ));
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
+    // A lane's first build would otherwise compile every dependency again in its own folder.
+    for lane in 1..jobs {
+        let folder = harness::lane_target_dir(&workbook, lane);
+        let copied = crate::target_seed::seed(&workbook, chapters.iter().copied(), &folder)?;
+        if copied > 0 {
+            println!(
+                "(lane {lane}: {copied} dependency builds copied from {} to {})",
+                grading::display_path(&workbook, &workbook.target_dir()),
+                grading::display_path(&workbook, &folder)
+            );
+        }
+    }
     run_steps(&workbook, steps, jobs, &mut findings)?;
     println!(
         "\nverify took {:.1} s ({jobs} at a time; {})",
