@@ -71,8 +71,8 @@ fn seed_from(from: &Path, to: &Path, lockfile: &Path, roots: &[String]) -> Resul
         return Ok(0);
     }
     // Built beside the folder and renamed into place, so an interrupted copy is never taken
-    // for a finished one.
-    let staging = to.with_file_name(format!("{PROFILE}.seeding"));
+    // for a finished one, and of two seeders at once the second finds the folder taken.
+    let staging = to.with_file_name(format!("{PROFILE}.seeding-{}", std::process::id()));
     if staging.exists() {
         std::fs::remove_dir_all(&staging)
             .with_context(|| format!("clearing {}", staging.display()))?;
@@ -101,8 +101,14 @@ fn seed_from(from: &Path, to: &Path, lockfile: &Path, roots: &[String]) -> Resul
                 .with_context(|| format!("copying {} to {}", path.display(), copy.display()))?;
         }
     }
-    std::fs::rename(&staging, &to)
-        .with_context(|| format!("moving {} to {}", staging.display(), to.display()))?;
+    if let Err(error) = std::fs::rename(&staging, &to) {
+        let _ = std::fs::remove_dir_all(&staging);
+        if to.exists() {
+            return Ok(0);
+        }
+        return Err(error)
+            .with_context(|| format!("moving {} to {}", staging.display(), to.display()));
+    }
     Ok(units.len())
 }
 
@@ -271,7 +277,13 @@ mod tests {
         for path in left_out {
             assert_eq!(read(&to, path), None, "{path} was copied");
         }
-        assert!(!dir.join("to/debug.seeding").exists());
+        let leftovers = entries(&to).unwrap();
+        assert_eq!(
+            leftovers,
+            [PROFILE],
+            "the staging folder is left in {}",
+            to.display()
+        );
 
         // A folder cargo already builds in is left as it is.
         write(&from, "deps/libtokio-ffffffffffffffff.rlib", "10");
