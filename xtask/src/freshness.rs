@@ -325,7 +325,7 @@ pub fn record(
         let Ok(text) = std::fs::read_to_string(dep_info) else {
             return Ok(());
         };
-        let (files, env) = parse_dep_info(&text);
+        let (files, env) = crate::dep_info::parse(&text);
         needed_files.extend(files.into_iter().map(|file| base.join(file)));
         needed_env.extend(env);
     }
@@ -425,53 +425,6 @@ fn binary_identity(path: &Path) -> Option<String> {
     Some(format!("{} {modified}", meta.len()))
 }
 
-/// The files and environment variables a rustc dep-info file lists: `target: dep dep…` lines
-/// (spaces in paths escaped with `\`), and `# env-dep:NAME=value` comments.
-fn parse_dep_info(text: &str) -> (Vec<PathBuf>, Vec<String>) {
-    let mut files = Vec::new();
-    let mut env = Vec::new();
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("# env-dep:") {
-            env.push(rest.split('=').next().unwrap_or(rest).to_owned());
-            continue;
-        }
-        if line.starts_with('#') {
-            continue;
-        }
-        let Some((_, deps)) = split_target(line) else {
-            continue;
-        };
-        let mut current = String::new();
-        let mut chars = deps.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' if chars.peek() == Some(&' ') => {
-                    current.push(' ');
-                    chars.next();
-                }
-                ' ' => {
-                    if !current.is_empty() {
-                        files.push(PathBuf::from(std::mem::take(&mut current)));
-                    }
-                }
-                c => current.push(c),
-            }
-        }
-        if !current.is_empty() {
-            files.push(PathBuf::from(current));
-        }
-    }
-    (files, env)
-}
-
-/// `target: deps` split at the first `: ` that is not escaped (Windows paths hold `C:`).
-fn split_target(line: &str) -> Option<(&str, &str)> {
-    let index = line
-        .find(": ")
-        .or_else(|| line.strip_suffix(':').map(|s| s.len()))?;
-    Some((&line[..index], line.get(index + 2..).unwrap_or("")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -519,16 +472,5 @@ mod tests {
             "the changed file now looks newer than the build"
         );
         assert_eq!(same_at, long_ago, "an unchanged file keeps its time");
-    }
-
-    #[test]
-    fn reads_a_rustc_dep_info_file() {
-        let text = "/t/deps/checks-1: /w/checks.rs /w/x\\ y/a.rs\n\n/w/checks.rs:\n/w/x\\ y/a.rs:\n\n# env-dep:CARGO_PKG_NAME=checks\n";
-        let (files, env) = parse_dep_info(text);
-        assert_eq!(
-            files,
-            [PathBuf::from("/w/checks.rs"), PathBuf::from("/w/x y/a.rs"),]
-        );
-        assert_eq!(env, ["CARGO_PKG_NAME"]);
     }
 }

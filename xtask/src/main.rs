@@ -7,6 +7,9 @@
 mod class;
 mod commands;
 mod cross;
+#[path = "../launcher/src/dep_info.rs"]
+mod dep_info;
+mod fast_path;
 mod formats;
 mod freshness;
 mod grading;
@@ -73,6 +76,9 @@ fn main() -> ExitCode {
         return code;
     }
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::BookPreprocess(_)) {
+        fast_path::set_up();
+    }
     let result = match cli.command {
         Command::Check(args) => commands::check::run(args),
         Command::Watch(args) => commands::watch::run(args),

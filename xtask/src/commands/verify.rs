@@ -920,6 +920,26 @@ fn lint_solutions(
         quiet_success(&mut fmt, &workbook.root)?,
         format!("rustfmt is clean on {names}"),
     );
+    // The launcher is a workspace of its own (xtask/launcher/Cargo.toml says why).
+    let launcher = workbook.root.join(crate::fast_path::LAUNCHER_MANIFEST);
+    let mut clippy = Command::new(crate::util::cargo());
+    clippy
+        .args(["clippy", "--quiet", "--all-targets", "--manifest-path"])
+        .arg(&launcher)
+        .arg("--target-dir")
+        .arg(workbook.target_dir())
+        .args(["--", "-D", "warnings"]);
+    findings.require(
+        quiet_success(&mut clippy, &workbook.root)?,
+        "clippy -D warnings is clean on the launcher",
+    );
+    let mut fmt = Command::new(crate::util::cargo());
+    fmt.args(["fmt", "--check", "--manifest-path"])
+        .arg(&launcher);
+    findings.require(
+        quiet_success(&mut fmt, &workbook.root)?,
+        "rustfmt is clean on the launcher",
+    );
     // The hidden checks are code too, though no crate of the workspace holds them.
     let mut check_files = vec![workbook.support_file()];
     for chapter in chapters {
