@@ -242,6 +242,25 @@ pub fn inputs(harness_dir: &Path, graded_dir: &Path, sources: &[PathBuf]) -> Opt
     })
 }
 
+/// The last recorded build's list of tests, when no file under `test_sources` (the checks, the
+/// support file, the visible tests: what names the tests) changed since: a build from the same
+/// test files holds the same tests, so the new binary need not be asked for them.
+pub fn tests_if_unchanged(
+    harness_dir: &Path,
+    inputs: &Inputs,
+    test_sources: &[PathBuf],
+) -> Option<Vec<String>> {
+    let stamp = read_stamp(harness_dir)?;
+    let naming_tests = |record| -> Vec<(PathBuf, &[u8])> {
+        recorded_files(record)
+            .into_iter()
+            .filter(|(file, _)| test_sources.iter().any(|source| file.starts_with(source)))
+            .collect()
+    };
+    let before = naming_tests(&stamp.record);
+    (!before.is_empty() && before == naming_tests(&inputs.record)).then_some(stamp.tests)
+}
+
 /// Gives the current time to every file whose text changed since the last recorded build but
 /// whose modification time is not later than that build: cargo goes by modification times and
 /// would take it for unchanged, grading the last build's binary instead. Copies that keep a
@@ -472,5 +491,48 @@ mod tests {
             "the changed file now looks newer than the build"
         );
         assert_eq!(same_at, long_ago, "an unchanged file keeps its time");
+    }
+
+    #[test]
+    fn the_last_list_of_tests_stands_while_the_files_naming_tests_are_unchanged() {
+        let dir = std::env::temp_dir().join(format!("workbook-tests-list-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (checks, learner) = (dir.join("checks/ch01/a.rs"), dir.join("copy/lib.rs"));
+        let record = |checks_text: &str, learner_text: &str| -> Vec<u8> {
+            [(&checks, checks_text), (&learner, learner_text)]
+                .iter()
+                .map(|(file, text)| format!("file {} {}\n{text}\n", file.display(), text.len()))
+                .collect::<String>()
+                .into_bytes()
+        };
+        let header = format!(
+            "{HEADER}\nbinary /b\nidentity 1 1\ntests one\ttwo\nfiles \nenv \n{INPUTS_MARK}\n"
+        );
+        let mut stamp = header.into_bytes();
+        stamp.extend(record("fn one() {}", "pub fn f() {}"));
+        std::fs::write(dir.join(STAMP), stamp).unwrap();
+        let inputs = |record| Inputs {
+            files: BTreeSet::new(),
+            env_names: BTreeSet::new(),
+            record,
+            settings: Vec::new(),
+        };
+        let sources = [dir.join("checks/ch01")];
+        let after_learner_edit = tests_if_unchanged(
+            &dir,
+            &inputs(record("fn one() {}", "pub fn f() { 1; }")),
+            &sources,
+        );
+        let after_checks_edit = tests_if_unchanged(
+            &dir,
+            &inputs(record("fn three() {}", "pub fn f() {}")),
+            &sources,
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(after_learner_edit, Some(vec!["one".into(), "two".into()]));
+        assert_eq!(
+            after_checks_edit, None,
+            "the checks changed: list the tests again"
+        );
     }
 }

@@ -328,6 +328,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
         graded,
         harness::Layout::MergedWherePossible,
     )?;
+    crate::timings::phase("harness prepared");
     let graded = &graded.clone().compiled_from(prepared.copy.clone());
     let harness_dir = prepared.dir.clone();
     let mut report = Report::start(workbook, chapter, rubric, graded);
@@ -408,6 +409,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
         together_wall,
     )?;
     report.run_ms = started.elapsed().as_millis() as u64;
+    crate::timings::phase("checks run");
     // The checks are done with their folders; a failure to clean up only costs disk space.
     let _ = std::fs::remove_dir_all(&scratch);
 

@@ -617,6 +617,7 @@ pub fn build(
     // always describes the binary that is there.
     let _lock = crate::util::FolderLock::acquire(dir)?;
     let inputs = freshness::inputs(dir, &graded.dir, sources);
+    crate::timings::phase("build inputs read");
     if let Some(reusable) = inputs
         .as_ref()
         .and_then(|inputs| freshness::reusable(dir, inputs))
@@ -632,6 +633,15 @@ pub fn build(
     if let Some(inputs) = &inputs {
         freshness::renew_changed_files_that_look_old(dir, inputs);
     }
+    // The copy of the graded crate holds the learner's text; the other sources name the tests.
+    let test_sources: Vec<PathBuf> = sources
+        .iter()
+        .filter(|source| Some(*source) != graded.copy.as_ref())
+        .cloned()
+        .collect();
+    let known_tests = inputs
+        .as_ref()
+        .and_then(|inputs| freshness::tests_if_unchanged(dir, inputs, &test_sources));
     freshness::forget(dir);
     let merged = graded.copy.is_some();
     let settings = inputs.as_ref().map(freshness::Inputs::settings_digest);
@@ -648,7 +658,7 @@ pub fn build(
             BuildOutcome::Built(built) => built,
             BuildOutcome::Failed(failure) => return Ok(BuildOutcome::Failed(failure)),
         };
-        let built = finish_build(dir, inputs.as_ref(), &units, test_binary)?;
+        let built = finish_build(dir, inputs.as_ref(), &units, test_binary, known_tests)?;
         return Ok(BuildOutcome::Built(Built {
             compile_time: started.elapsed(),
             replayed: true,
@@ -692,24 +702,32 @@ pub fn build(
             cargo_output: "the check harness built no test binary".to_owned(),
         }));
     };
-    let built = finish_build(dir, inputs.as_ref(), &tests.local_units, test_binary)?;
+    let built = finish_build(dir, inputs.as_ref(), &tests.local_units, test_binary, None)?;
     Ok(BuildOutcome::Built(Built {
         compile_time: tests.compile_time,
         ..built
     }))
 }
 
-/// Lists the tests of a freshly built `test_binary` and stamps the build. The build's time and
-/// how it was made are the caller's to fill in.
+/// Lists the tests of a freshly built `test_binary` (unless `known_tests` already says what
+/// they are) and stamps the build. The build's time and how it was made are the caller's to
+/// fill in.
 fn finish_build(
     dir: &Path,
     inputs: Option<&freshness::Inputs>,
     units: &freshness::LocalUnits,
     test_binary: PathBuf,
+    known_tests: Option<Vec<String>>,
 ) -> Result<Built> {
-    let listed = crate::runner::list_tests(&test_binary)?;
+    crate::timings::phase("compiled");
+    let listed = match known_tests {
+        Some(tests) => tests,
+        None => crate::runner::list_tests(&test_binary)?,
+    };
+    crate::timings::phase("tests listed");
     if let Some(inputs) = inputs {
         freshness::record(dir, inputs, units, &test_binary, &listed)?;
+        crate::timings::phase("build recorded");
     }
     Ok(Built {
         test_binary,

@@ -30,6 +30,7 @@ mod suites;
 mod system;
 mod target_seed;
 mod term;
+mod timings;
 mod tools;
 mod util;
 mod workbook;
@@ -71,6 +72,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    timings::begin();
     // Cargo runs the grader as rustc's wrapper while it builds a merged harness.
     if let Some(code) = rustc_replay::run_as_wrapper() {
         return code;
@@ -79,6 +81,7 @@ fn main() -> ExitCode {
     if !matches!(cli.command, Command::BookPreprocess(_)) {
         fast_path::set_up();
     }
+    timings::phase("arguments read, fast way set up");
     let result = match cli.command {
         Command::Check(args) => commands::check::run(args),
         Command::Watch(args) => commands::watch::run(args),

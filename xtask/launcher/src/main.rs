@@ -108,13 +108,28 @@ fn same_folder(a: &Path, b: &Path) -> bool {
 }
 
 /// Whether the grader was built from the sources and settings as they are now: the stamp
-/// beside it names this very binary and the digest of what it was built from.
+/// beside it names this very binary, and the files it was built from have the sizes and times
+/// they had then or, failing that, the same texts.
 fn is_fresh(root: &Path, grader: &Path) -> bool {
-    match (identity(grader), sources_digest(root, grader)) {
-        (Some(identity), Some(digest)) => std::fs::read_to_string(grader.with_file_name(STAMP))
-            .is_ok_and(|stamp| stamp == stamp_text(&identity, digest)),
-        _ => false,
+    let (Some(identity), Some(files)) = (identity(grader), source_files(root, grader)) else {
+        return false;
+    };
+    let Some(stamp) = Stamp::read(grader) else {
+        return false;
+    };
+    if stamp.binary != identity {
+        return false;
     }
+    if stamp.times == times_digest(&files) {
+        return true;
+    }
+    let fresh = stamp.sources == text_digest(&files);
+    if fresh {
+        // The texts are the same with new times (a checkout, a save without changes): note the
+        // times, so the next start compares times alone again.
+        Stamp::new(identity, &files).write(grader);
+    }
+    fresh
 }
 
 /// Builds the grader with cargo into the target folder this launcher was built in, and returns
@@ -125,7 +140,7 @@ fn build(root: &Path, grader: &Path) -> Result<i32, String> {
         .parent()
         .and_then(Path::parent)
         .ok_or("the grader is not in a target folder")?;
-    let before = sources_digest(root, grader);
+    let before = source_files(root, grader).map(|files| text_digest(&files));
     let status = Command::new(cargo())
         .args(["build", "--quiet", "--package", "xtask", "--manifest-path"])
         .arg(root.join("Cargo.toml"))
@@ -135,40 +150,91 @@ fn build(root: &Path, grader: &Path) -> Result<i32, String> {
     if !status.success() {
         return Ok(status.code().unwrap_or(1));
     }
-    let after = sources_digest(root, grader);
-    if let (Some(before), Some(after), Some(identity)) = (before, after, identity(grader))
-        && before == after
+    if let (Some(files), Some(identity)) = (source_files(root, grader), identity(grader))
+        && before == Some(text_digest(&files))
     {
         // Without a stamp the next start builds again, which costs time and nothing else.
-        let _ = std::fs::write(grader.with_file_name(STAMP), stamp_text(&identity, after));
+        Stamp::new(identity, &files).write(grader);
     }
     Ok(0)
 }
 
-fn stamp_text(identity: &str, digest: u64) -> String {
-    format!("binary {identity}\nsources {digest:016x}\n")
+/// The record beside the grader of what it was built from.
+struct Stamp {
+    /// The grader binary's [`identity`].
+    binary: String,
+    /// [`text_digest`] of the files it was built from.
+    sources: u64,
+    /// [`times_digest`] of the same files.
+    times: u64,
+}
+
+impl Stamp {
+    fn new(binary: String, files: &[PathBuf]) -> Self {
+        Self {
+            binary,
+            sources: text_digest(files),
+            times: times_digest(files),
+        }
+    }
+
+    fn read(grader: &Path) -> Option<Self> {
+        let text = std::fs::read_to_string(grader.with_file_name(STAMP)).ok()?;
+        let mut lines = text.lines();
+        let binary = lines.next()?.strip_prefix("binary ")?.to_owned();
+        let mut number = |name: &str| {
+            let value = lines.next()?.strip_prefix(name)?;
+            u64::from_str_radix(value, 16).ok()
+        };
+        let sources = number("sources ")?;
+        let times = number("times ")?;
+        Some(Self {
+            binary,
+            sources,
+            times,
+        })
+    }
+
+    fn write(&self, grader: &Path) {
+        let text = format!(
+            "binary {}\nsources {:016x}\ntimes {:016x}\n",
+            self.binary, self.sources, self.times
+        );
+        // A stamp that cannot be written costs the next start a build, nothing else.
+        let _ = std::fs::write(grader.with_file_name(STAMP), text);
+    }
 }
 
 /// The grader binary's size and modification time: any build that replaces it changes them.
 fn identity(grader: &Path) -> Option<String> {
     let metadata = std::fs::metadata(grader).ok()?;
-    let modified = metadata
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
-    Some(format!("{} {}", metadata.len(), modified.as_nanos()))
+    Some(format!("{} {}", metadata.len(), modified_nanos(&metadata)?))
 }
 
-/// A digest of the text of every file the grader is built from: the files its dep-info
-/// (`xtask.d`, which cargo writes beside it) lists, and the manifests, lockfile and cargo
-/// configuration. None before the grader's first build.
-fn sources_digest(root: &Path, grader: &Path) -> Option<u64> {
+fn modified_nanos(metadata: &std::fs::Metadata) -> Option<u128> {
+    let modified = metadata.modified().ok()?;
+    Some(
+        modified
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_nanos(),
+    )
+}
+
+/// Every file the grader is built from: those its dep-info (`xtask.d`, which cargo writes
+/// beside it) lists, and the manifests, lockfile and cargo configuration. None before the
+/// grader's first build.
+fn source_files(root: &Path, grader: &Path) -> Option<Vec<PathBuf>> {
     let dep_info = std::fs::read_to_string(grader.with_file_name("xtask.d")).ok()?;
     let (mut files, _) = dep_info::parse(&dep_info);
     files.extend(BUILD_SETTINGS.iter().map(|file| root.join(file)));
+    Some(files)
+}
+
+/// A digest of the name and text of every file (a missing file counts as one state of it).
+fn text_digest(files: &[PathBuf]) -> u64 {
     let mut hasher = DefaultHasher::new();
-    for file in &files {
+    for file in files {
         hasher.write(file.as_os_str().as_encoded_bytes());
         match std::fs::read(file) {
             Ok(bytes) => {
@@ -178,7 +244,24 @@ fn sources_digest(root: &Path, grader: &Path) -> Option<u64> {
             Err(_) => hasher.write_u8(0xff),
         }
     }
-    Some(hasher.finish())
+    hasher.finish()
+}
+
+/// A digest of the name, size and modification time of every file: it changes whenever cargo
+/// would look again, without reading any text.
+fn times_digest(files: &[PathBuf]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    for file in files {
+        hasher.write(file.as_os_str().as_encoded_bytes());
+        match std::fs::metadata(file) {
+            Ok(metadata) => {
+                hasher.write_u64(metadata.len());
+                hasher.write_u128(modified_nanos(&metadata).unwrap_or(0));
+            }
+            Err(_) => hasher.write_u8(0xff),
+        }
+    }
+    hasher.finish()
 }
 
 /// The cargo that started this launcher.

@@ -94,6 +94,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         ..Grader::new(&workbook)
     };
     let report = grader.grade(chapter, &target)?;
+    crate::timings::phase("graded");
     match args.format {
         Format::Text => {
             print!("{}", report::render_text(&report, style));
@@ -104,6 +105,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     if target == Target::Exercise {
         Progress::record(&workbook, chapter, &report)?;
     }
+    crate::timings::phase("report printed, progress saved");
     Ok(if report.passed {
         ExitCode::SUCCESS
     } else {
