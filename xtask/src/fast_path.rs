@@ -55,7 +55,9 @@ fn link(workbook: &Workbook) -> Result<()> {
         &alias_text(&launcher, &workbook.target_dir())?,
     )?;
     let link = workbook.root.join(LINK);
-    if leads_to(&link, &folder) {
+    // A link to this copy's launcher through another target folder (a grader run with another
+    // CARGO_TARGET_DIR, as the benchmark's cold start does) still works: leave it.
+    if leads_to(&link, &folder) || starts_launcher(&link.join(ALIAS_FILE), &launcher) {
         return Ok(());
     }
     match std::fs::symlink_metadata(&link) {
@@ -85,6 +87,28 @@ fn alias_text(launcher: &Path, target_dir: &Path) -> Result<String> {
         "# Written by the grader: `cargo xtask` starts the launcher (see .cargo/config.toml).\n{}",
         toml::to_string(&table).context("writing the fast alias")?
     ))
+}
+
+/// Whether the alias part in `alias_file` starts the launcher at `launcher`.
+fn starts_launcher(alias_file: &Path, launcher: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(alias_file) else {
+        return false;
+    };
+    let Ok(table) = toml::from_str::<toml::Table>(&text) else {
+        return false;
+    };
+    let options = table
+        .get("alias")
+        .and_then(|alias| alias.get("xtask"))
+        .and_then(toml::Value::as_array);
+    options.is_some_and(|options| {
+        options.windows(2).any(|pair| {
+            pair[0].as_str() == Some("--manifest-path")
+                && pair[1]
+                    .as_str()
+                    .is_some_and(|path| canonical(Path::new(path)) == canonical(launcher))
+        })
+    })
 }
 
 fn leads_to(link: &Path, folder: &Path) -> bool {
@@ -165,6 +189,22 @@ mod tests {
                 "C:\\Users\\Ana Lee\\wb\\target".into(),
             ])
         );
+    }
+
+    #[test]
+    fn an_alias_part_is_known_by_the_launcher_it_starts() {
+        let dir = std::env::temp_dir().join(format!("workbook-fast-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (ours, theirs) = (dir.join("ours/Cargo.toml"), dir.join("theirs/Cargo.toml"));
+        let file = dir.join(ALIAS_FILE);
+        std::fs::write(&file, alias_text(&ours, &dir.join("target")).unwrap()).unwrap();
+        let (starts_ours, starts_theirs) = (
+            starts_launcher(&file, &ours),
+            starts_launcher(&file, &theirs),
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(starts_ours);
+        assert!(!starts_theirs);
     }
 
     /// Cargo hands these fields to the program it runs, and the harness stamps record them:

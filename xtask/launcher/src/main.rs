@@ -223,10 +223,15 @@ fn modified_nanos(metadata: &std::fs::Metadata) -> Option<u128> {
 
 /// Every file the grader is built from: those its dep-info (`xtask.d`, which cargo writes
 /// beside it) lists, and the manifests, lockfile and cargo configuration. None before the
-/// grader's first build.
+/// grader's first build, and when the dep-info's paths are not absolute.
 fn source_files(root: &Path, grader: &Path) -> Option<Vec<PathBuf>> {
     let dep_info = std::fs::read_to_string(grader.with_file_name("xtask.d")).ok()?;
     let (mut files, _) = dep_info::parse(&dep_info);
+    // Paths relative to a `build.dep-info-basedir` would read other files from other folders:
+    // without absolute paths, cargo decides every time.
+    if files.iter().any(|file| file.is_relative()) {
+        return None;
+    }
     files.extend(BUILD_SETTINGS.iter().map(|file| root.join(file)));
     Some(files)
 }
