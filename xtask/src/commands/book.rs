@@ -11,20 +11,23 @@ use crate::tools::Tool;
 use crate::workbook::Workbook;
 
 /// The mdBook release the book is written for, with what `mdbook build` needs (search) and
-/// nothing more: the server and the file watcher would double its first install.
+/// nothing more: the server and the file watcher would double its first install. Unoptimised:
+/// on two cores it installs in 40 s instead of 105 s, and builds the book in 3.5 s instead of
+/// 1.2 s.
 const MDBOOK: Tool = Tool {
     name: "mdbook",
     version: "0.5.4",
-    install_time: "about a minute",
+    install_time: "under a minute",
     features: &["search"],
     folder: "tools",
+    optimized: false,
 };
 
 /// The same release with its server and file watcher, for `cargo xtask book --serve`.
 const MDBOOK_SERVE: Tool = Tool {
     features: &[],
     folder: "tools/serve",
-    install_time: "about two minutes",
+    install_time: "about a minute",
     ..MDBOOK
 };
 

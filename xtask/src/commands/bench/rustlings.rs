@@ -18,6 +18,8 @@ const RUSTLINGS: Tool = Tool {
     install_time: "about three minutes",
     features: &[],
     folder: "tools",
+    // The yardstick as its users install it.
+    optimized: true,
 };
 
 /// The exercise timed: one with tests, so rustlings builds, tests, lints and runs it.
