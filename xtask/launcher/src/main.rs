@@ -6,7 +6,7 @@
 //! part of cargo's work that matters here: it makes sure the grader was built from its sources
 //! as they are now (building it with cargo when they changed), and becomes the grader.
 //!
-//! The grader sets this way in up itself (its `fast_path` module); cargo takes it only while the
+//! The grader sets up this way in itself (its `fast_path` module); cargo takes it only while the
 //! link `.cargo/fast` leads somewhere (see `.cargo/config.toml`).
 
 mod dep_info;
