@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::sandbox;
 use crate::util::write_if_changed;
-use crate::workbook::Workbook;
+use crate::workbook::{target_dir_of, work_dir_of, workspace_root};
 
 /// The link cargo's configuration includes the alias's fast part through.
 const LINK: &str = ".cargo/fast";
@@ -24,14 +25,14 @@ pub const LAUNCHER_MANIFEST: &str = "xtask/launcher/Cargo.toml";
 /// Sets up the fast way for the workbook around the current folder, when this grader is the one
 /// that `cargo xtask` builds there. Best effort: without it, `cargo xtask` takes the slow way.
 pub fn set_up() {
-    let Ok(workbook) = Workbook::load() else {
+    let Ok(root) = workspace_root() else {
         return;
     };
-    if !built_in(&workbook.target_dir()) {
+    if !built_in(&target_dir_of(&root)) {
         return;
     }
     // A failure here costs the next check its speed, never its result: say nothing.
-    let _ = link(&workbook);
+    let _ = link(&root);
 }
 
 /// Whether this grader lives in `target_dir` (a class slot or a lane grades with a grader built
@@ -44,29 +45,31 @@ fn built_in(target_dir: &Path) -> bool {
     ours.is_some_and(|ours| ours == canonical(target_dir))
 }
 
-fn link(workbook: &Workbook) -> Result<()> {
-    let launcher = workbook.root.join(LAUNCHER_MANIFEST);
+fn link(root: &Path) -> Result<()> {
+    let launcher = root.join(LAUNCHER_MANIFEST);
     if !launcher.is_file() {
         return Ok(());
     }
-    let folder = workbook.work_dir().join("fast");
+    let folder = work_dir_of(root).join("fast");
     write_if_changed(
         &folder.join(ALIAS_FILE),
-        &alias_text(&launcher, &workbook.target_dir())?,
+        &alias_text(&launcher, &target_dir_of(root))?,
     )?;
-    let link = workbook.root.join(LINK);
+    let link = root.join(LINK);
     // A link to this copy's launcher through another target folder (a grader run with another
     // CARGO_TARGET_DIR, as the benchmark's cold start does) still works: leave it.
     if leads_to(&link, &folder) || starts_launcher(&link.join(ALIAS_FILE), &launcher) {
         return Ok(());
     }
     match std::fs::symlink_metadata(&link) {
-        Ok(metadata) if metadata.file_type().is_symlink() => remove_link(&link)?,
+        Ok(metadata) if metadata.file_type().is_symlink() => sandbox::remove_folder_link(&link)
+            .with_context(|| format!("removing {}", link.display()))?,
         // A file or folder someone put there is theirs: leave the slow way.
         Ok(_) => return Ok(()),
         Err(_) => {}
     }
-    make_link(&folder, &link)
+    sandbox::link_folder(&folder, &link)
+        .with_context(|| format!("linking {} to {}", link.display(), folder.display()))
 }
 
 /// The alias's fast part: the options that point `cargo run` at the launcher, for the target
@@ -120,52 +123,6 @@ fn leads_to(link: &Path, folder: &Path) -> bool {
 
 fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
-}
-
-#[cfg(unix)]
-fn remove_link(link: &Path) -> Result<()> {
-    std::fs::remove_file(link).with_context(|| format!("removing {}", link.display()))
-}
-
-#[cfg(unix)]
-fn make_link(folder: &Path, link: &Path) -> Result<()> {
-    std::os::unix::fs::symlink(folder, link)
-        .with_context(|| format!("linking {} to {}", link.display(), folder.display()))
-}
-
-/// A folder link on Windows is a junction, which needs no privilege (a symbolic link does).
-#[cfg(windows)]
-fn remove_link(link: &Path) -> Result<()> {
-    std::fs::remove_dir(link).with_context(|| format!("removing {}", link.display()))
-}
-
-#[cfg(windows)]
-fn make_link(folder: &Path, link: &Path) -> Result<()> {
-    if std::os::windows::fs::symlink_dir(folder, link).is_ok() {
-        return Ok(());
-    }
-    let status = std::process::Command::new("cmd")
-        .args(["/C", "mklink", "/J"])
-        .arg(link)
-        .arg(folder)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .context("running mklink")?;
-    if !status.success() {
-        anyhow::bail!("mklink /J {} failed", link.display());
-    }
-    Ok(())
-}
-
-#[cfg(not(any(unix, windows)))]
-fn remove_link(_link: &Path) -> Result<()> {
-    anyhow::bail!("no folder links on this system")
-}
-
-#[cfg(not(any(unix, windows)))]
-fn make_link(_folder: &Path, _link: &Path) -> Result<()> {
-    anyhow::bail!("no folder links on this system")
 }
 
 #[cfg(test)]

@@ -216,32 +216,41 @@ impl Workbook {
     /// as cargo reads it); else the one this grader was built in (`<target>/debug/xtask`, which
     /// also follows a `build.target-dir` in cargo's configuration); else `target/` at the root.
     pub fn target_dir(&self) -> PathBuf {
-        if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR").filter(|dir| !dir.is_empty()) {
-            return std::env::current_dir()
-                .map(|cwd| cwd.join(&dir))
-                .unwrap_or_else(|_| self.root.join(dir));
-        }
-        std::env::current_exe()
-            .ok()
-            .and_then(|exe| Some(exe.parent()?.parent()?.to_path_buf()))
-            .filter(|dir| dir.join("CACHEDIR.TAG").is_file())
-            .unwrap_or_else(|| self.root.join("target"))
+        target_dir_of(&self.root)
     }
 
     /// Where the grader keeps its generated crates and scratch files: one folder per copy of the
     /// workbook (`target/workbook/<folder>-<hash of the root>`), so copies that share a target
     /// folder never share a harness, a mutant or a scratch file.
     pub fn work_dir(&self) -> PathBuf {
-        let name = self
-            .root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        self.target_dir().join("workbook").join(format!(
-            "{name}-{:08x}",
-            crate::util::stable_hash(&self.root.display().to_string()) as u32
-        ))
+        work_dir_of(&self.root)
     }
+}
+
+/// [`Workbook::target_dir`] of the workbook at `root`, without reading its manifest.
+pub fn target_dir_of(root: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR").filter(|dir| !dir.is_empty()) {
+        return std::env::current_dir()
+            .map(|cwd| cwd.join(&dir))
+            .unwrap_or_else(|_| root.join(dir));
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.to_path_buf()))
+        .filter(|dir| dir.join("CACHEDIR.TAG").is_file())
+        .unwrap_or_else(|| root.join("target"))
+}
+
+/// [`Workbook::work_dir`] of the workbook at `root`, without reading its manifest.
+pub fn work_dir_of(root: &Path) -> PathBuf {
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    target_dir_of(root).join("workbook").join(format!(
+        "{name}-{:08x}",
+        crate::util::stable_hash(&root.display().to_string()) as u32
+    ))
 }
 
 /// `8`, `08`, `ch8` and `CH08` all mean `ch08`.

@@ -238,32 +238,33 @@ fn source_files(root: &Path, grader: &Path) -> Option<Vec<PathBuf>> {
 
 /// A digest of the name and text of every file (a missing file counts as one state of it).
 fn text_digest(files: &[PathBuf]) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    for file in files {
-        hasher.write(file.as_os_str().as_encoded_bytes());
-        match std::fs::read(file) {
-            Ok(bytes) => {
-                hasher.write_usize(bytes.len());
-                hasher.write(&bytes);
-            }
-            Err(_) => hasher.write_u8(0xff),
-        }
-    }
-    hasher.finish()
+    digest(files, |file, hasher| {
+        let bytes = std::fs::read(file).ok()?;
+        hasher.write_usize(bytes.len());
+        hasher.write(&bytes);
+        Some(())
+    })
 }
 
 /// A digest of the name, size and modification time of every file: it changes whenever cargo
 /// would look again, without reading any text.
 fn times_digest(files: &[PathBuf]) -> u64 {
+    digest(files, |file, hasher| {
+        let metadata = std::fs::metadata(file).ok()?;
+        hasher.write_u64(metadata.len());
+        hasher.write_u128(modified_nanos(&metadata)?);
+        Some(())
+    })
+}
+
+/// Hashes each file's name and what `feed` adds of it; a file `feed` cannot read counts as one
+/// state of its own.
+fn digest(files: &[PathBuf], mut feed: impl FnMut(&Path, &mut DefaultHasher) -> Option<()>) -> u64 {
     let mut hasher = DefaultHasher::new();
     for file in files {
         hasher.write(file.as_os_str().as_encoded_bytes());
-        match std::fs::metadata(file) {
-            Ok(metadata) => {
-                hasher.write_u64(metadata.len());
-                hasher.write_u128(modified_nanos(&metadata).unwrap_or(0));
-            }
-            Err(_) => hasher.write_u8(0xff),
+        if feed(file, &mut hasher).is_none() {
+            hasher.write_u8(0xff);
         }
     }
     hasher.finish()

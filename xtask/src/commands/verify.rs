@@ -3,6 +3,7 @@
 //! each mutant is rejected by the check it names; the manifest, the folders and the book agree.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::ffi::OsString;
 use std::path::Path;
 use std::process::{Command, ExitCode};
 use std::sync::{Mutex, mpsc};
@@ -890,6 +891,33 @@ fn verify_rejection(
     }
 }
 
+/// clippy -D warnings on the crates `linted` selects, and rustfmt on those `formatted` selects
+/// (cargo's `-p NAME…` or `--manifest-path PATH`); `names` says which they are.
+fn lint(
+    workbook: &Workbook,
+    findings: &mut Findings,
+    names: &str,
+    linted: &[OsString],
+    formatted: &[OsString],
+) -> Result<()> {
+    let mut clippy = Command::new(crate::util::cargo());
+    clippy
+        .args(["clippy", "--quiet", "--all-targets"])
+        .args(linted)
+        .args(["--", "-D", "warnings"]);
+    findings.require(
+        quiet_success(&mut clippy, &workbook.root)?,
+        format!("clippy -D warnings is clean on {names}"),
+    );
+    let mut fmt = Command::new(crate::util::cargo());
+    fmt.args(["fmt", "--check"]).args(formatted);
+    findings.require(
+        quiet_success(&mut fmt, &workbook.root)?,
+        format!("rustfmt is clean on {names}"),
+    );
+    Ok(())
+}
+
 /// clippy -D warnings and rustfmt on the solutions (and the workbook's own crates).
 fn lint_solutions(
     workbook: &Workbook,
@@ -898,48 +926,33 @@ fn lint_solutions(
 ) -> Result<()> {
     let mut packages: Vec<String> = chapters.iter().map(|c| c.solution_crate_name()).collect();
     packages.extend(["xtask", "workbook-figures"].map(str::to_owned));
-    let mut clippy = Command::new(crate::util::cargo());
-    clippy.arg("clippy").arg("--quiet").arg("--all-targets");
-    let mut fmt = Command::new(crate::util::cargo());
-    fmt.arg("fmt").arg("--check");
-    for package in &packages {
-        clippy.args(["-p", package]);
-        fmt.args(["-p", package]);
-    }
+    let selected = |names: &[String]| -> Vec<OsString> {
+        names
+            .iter()
+            .flat_map(|name| ["-p".into(), name.into()])
+            .collect()
+    };
     // The exercises are shipped code too: formatted, though unfinished.
-    for chapter in chapters {
-        fmt.args(["-p", &chapter.crate_name()]);
-    }
-    clippy.args(["--", "-D", "warnings"]);
-    let names = packages.join(", ");
-    findings.require(
-        quiet_success(&mut clippy, &workbook.root)?,
-        format!("clippy -D warnings is clean on {names}"),
-    );
-    findings.require(
-        quiet_success(&mut fmt, &workbook.root)?,
-        format!("rustfmt is clean on {names}"),
-    );
+    let mut formatted = packages.clone();
+    formatted.extend(chapters.iter().map(|chapter| chapter.crate_name()));
+    lint(
+        workbook,
+        findings,
+        &packages.join(", "),
+        &selected(&packages),
+        &selected(&formatted),
+    )?;
     // The launcher is a workspace of its own (xtask/launcher/Cargo.toml says why).
-    let launcher = workbook.root.join(crate::fast_path::LAUNCHER_MANIFEST);
-    let mut clippy = Command::new(crate::util::cargo());
-    clippy
-        .args(["clippy", "--quiet", "--all-targets", "--manifest-path"])
-        .arg(&launcher)
-        .arg("--target-dir")
-        .arg(workbook.target_dir())
-        .args(["--", "-D", "warnings"]);
-    findings.require(
-        quiet_success(&mut clippy, &workbook.root)?,
-        "clippy -D warnings is clean on the launcher",
-    );
-    let mut fmt = Command::new(crate::util::cargo());
-    fmt.args(["fmt", "--check", "--manifest-path"])
-        .arg(&launcher);
-    findings.require(
-        quiet_success(&mut fmt, &workbook.root)?,
-        "rustfmt is clean on the launcher",
-    );
+    let launcher: Vec<OsString> = vec![
+        "--manifest-path".into(),
+        workbook
+            .root
+            .join(crate::fast_path::LAUNCHER_MANIFEST)
+            .into(),
+    ];
+    let mut linted = launcher.clone();
+    linted.extend(["--target-dir".into(), workbook.target_dir().into()]);
+    lint(workbook, findings, "the launcher", &linted, &launcher)?;
     // The hidden checks are code too, though no crate of the workspace holds them.
     let mut check_files = vec![workbook.support_file()];
     for chapter in chapters {

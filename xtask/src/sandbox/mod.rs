@@ -1,7 +1,8 @@
 //! Running one untrusted test process: limits on memory, output and CPU, a real-time limit, and
 //! no process of its tree left behind. This module is the grader's one platform layer: the rest
 //! of the grader calls [`run`], [`abnormal_end`], [`RawTerminal`], [`terminal_understands_ansi`],
-//! [`opener`], [`running_as_root`], [`processor_time`] (for the benchmark) and, for a class run, [`catch_stop_requests`],
+//! [`opener`], [`running_as_root`], [`processor_time`] (for the benchmark), [`link_folder`] and
+//! [`remove_folder_link`] (for `cargo xtask`'s fast way in) and, for a class run, [`catch_stop_requests`],
 //! [`stop_requested`], [`kill_own_children`], [`kill_processes_naming`] and [`die_with_parent`],
 //! and never asks which system it is on.
 //!
@@ -34,7 +35,8 @@ mod os;
 
 pub use os::{
     RawTerminal, catch_stop_requests, die_with_parent, kill_own_children, kill_processes_naming,
-    opener, processor_time, running_as_root, stop_requested, terminal_understands_ansi,
+    link_folder, opener, processor_time, remove_folder_link, running_as_root, stop_requested,
+    terminal_understands_ansi,
 };
 
 /// What a sandboxed process may use.

@@ -187,6 +187,16 @@ pub fn opener(file: &std::path::Path) -> Command {
     command
 }
 
+/// Makes `link` a link to the folder `folder` (a symbolic link).
+pub fn link_folder(folder: &Path, link: &Path) -> io::Result<()> {
+    std::os::unix::fs::symlink(folder, link)
+}
+
+/// Removes a link [`link_folder`] made, leaving the folder it leads to.
+pub fn remove_folder_link(link: &Path) -> io::Result<()> {
+    std::fs::remove_file(link)
+}
+
 /// Unix terminals understand ANSI colour and cursor codes.
 pub fn terminal_understands_ansi() -> bool {
     true

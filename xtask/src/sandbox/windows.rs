@@ -305,6 +305,35 @@ pub fn opener(file: &std::path::Path) -> Command {
     command
 }
 
+/// Makes `link` a link to the folder `folder`: a symbolic link where this user may make one,
+/// else a junction, which needs no privilege.
+pub fn link_folder(folder: &std::path::Path, link: &std::path::Path) -> io::Result<()> {
+    if std::os::windows::fs::symlink_dir(folder, link).is_ok() {
+        return Ok(());
+    }
+    let status = Command::new("cmd")
+        .args(["/C", "mklink", "/J"])
+        .arg(link)
+        .arg(folder)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!(
+            "mklink /J {} failed",
+            link.display()
+        )))
+    }
+}
+
+/// Removes a link [`link_folder`] made, leaving the folder it leads to (a folder link is
+/// removed as a folder on Windows).
+pub fn remove_folder_link(link: &std::path::Path) -> io::Result<()> {
+    std::fs::remove_dir(link)
+}
+
 /// Turns on the console's handling of ANSI colour and cursor codes (Windows 10 and newer; on by
 /// default in Windows Terminal); false when the console cannot.
 pub fn terminal_understands_ansi() -> bool {
