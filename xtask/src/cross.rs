@@ -85,6 +85,13 @@ pub struct Outcome {
     pub wine_tests_pass: bool,
 }
 
+/// Installs the stage's system packages on a thread of its own, so that `ci` can run its earlier
+/// stages meanwhile (apt-get waits mostly on the network and the disk, they on the processors);
+/// [`run`] installs whatever is still missing.
+pub fn install_in_background() -> std::thread::JoinHandle<Result<()>> {
+    std::thread::spawn(|| system::ensure_quietly(&REQUIREMENTS))
+}
+
 /// Runs the stage and prints how long each part took.
 pub fn run(workbook: &Workbook) -> Result<Outcome> {
     let started = Instant::now();

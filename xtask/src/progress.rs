@@ -31,11 +31,14 @@ pub struct ChapterProgress {
     pub hints_seen: usize,
 }
 
+/// A folder for `progress.json` in place of `.workbook/` (tests and the bench use it to keep the
+/// learner's real progress untouched).
+pub const STATE_DIR_VAR: &str = "WORKBOOK_STATE_DIR";
+
 impl Progress {
-    /// `.workbook/progress.json`, or `$WORKBOOK_STATE_DIR/progress.json` when that is set (tests
-    /// use it to keep the learner's real progress untouched).
+    /// `.workbook/progress.json`, or `$WORKBOOK_STATE_DIR/progress.json` when that is set.
     fn path(workbook: &Workbook) -> PathBuf {
-        match std::env::var_os("WORKBOOK_STATE_DIR") {
+        match std::env::var_os(STATE_DIR_VAR) {
             Some(dir) => PathBuf::from(dir).join("progress.json"),
             None => workbook.root.join(".workbook/progress.json"),
         }

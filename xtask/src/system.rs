@@ -23,6 +23,22 @@ pub const CHROMIUM: Requirement = Requirement {
 
 /// Makes sure every requirement is present, installing missing ones with apt-get when possible.
 pub fn ensure(requirements: &[Requirement]) -> Result<()> {
+    install_missing(requirements, Output::Shown)
+}
+
+/// [`ensure`] for a thread working beside other output: apt-get's lines are kept back and shown
+/// only when it fails.
+pub fn ensure_quietly(requirements: &[Requirement]) -> Result<()> {
+    install_missing(requirements, Output::KeptBack)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Output {
+    Shown,
+    KeptBack,
+}
+
+fn install_missing(requirements: &[Requirement], output: Output) -> Result<()> {
     let missing: Vec<&Requirement> = requirements
         .iter()
         .filter(|r| !Path::new(r.program).exists())
@@ -43,19 +59,44 @@ pub fn ensure(requirements: &[Requirement]) -> Result<()> {
             packages.join(" ")
         );
     }
-    println!("Installing {} with apt-get…", packages.join(", "));
-    let updated = Command::new("apt-get")
-        .args(["update", "-qq"])
-        .status()
-        .context("running apt-get update")?;
-    let installed = Command::new("apt-get")
+    println!(
+        "Installing {} with apt-get{}…",
+        packages.join(", "),
+        if output == Output::KeptBack {
+            " in the background"
+        } else {
+            ""
+        }
+    );
+    let mut update = Command::new("apt-get");
+    update.args(["update", "-qq"]);
+    let mut install = Command::new("apt-get");
+    install
         .args(["install", "-y", "-qq", "--no-install-recommends"])
         .args(&packages)
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .status()
-        .context("running apt-get install")?;
-    if !updated.success() || !installed.success() {
-        bail!("apt-get could not install {}", packages.join(" "));
+        .env("DEBIAN_FRONTEND", "noninteractive");
+    let mut kept_back = Vec::new();
+    for command in [&mut update, &mut install] {
+        let succeeded = match output {
+            Output::Shown => command.status().context("running apt-get")?.success(),
+            Output::KeptBack => {
+                let ran = command.output().context("running apt-get")?;
+                kept_back.extend_from_slice(&ran.stdout);
+                kept_back.extend_from_slice(&ran.stderr);
+                ran.status.success()
+            }
+        };
+        if !succeeded {
+            bail!(
+                "apt-get could not install {}{}",
+                packages.join(" "),
+                if kept_back.is_empty() {
+                    String::new()
+                } else {
+                    format!(":\n{}", String::from_utf8_lossy(&kept_back))
+                }
+            );
+        }
     }
     Ok(())
 }

@@ -45,6 +45,7 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
     }
     // Before the tests: the class report's test (xtask/tests/grade_class.rs) needs it too.
     crate::system::ensure(&[crate::system::CHROMIUM])?;
+    let cross_packages = crate::cross::install_in_background();
     let mut stages = Stages::default();
     // Finding or starting PostgreSQL, installing Chromium.
     stages.times.push(("setup", started.elapsed()));
@@ -76,6 +77,11 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
         "== other platforms: clippy on {} for the workspace and every harness, the sandbox under Wine",
         crate::cross::TARGETS.join(", ")
     );
+    match cross_packages.join() {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => println!("   installing in the background failed ({error:#}); again:"),
+        Err(_) => println!("   the installing thread panicked; installing again:"),
+    }
     stages.run(CROSS_STAGE, || {
         let cross = crate::cross::run(&workbook)?;
         Ok(vec![
