@@ -5,6 +5,7 @@
 //! command is one module of `commands/`.
 
 mod class;
+mod code_lines;
 mod commands;
 mod cross;
 #[path = "../launcher/src/dep_info.rs"]
