@@ -6,67 +6,74 @@
 /// next line begins in code; a string, raw string or block comment that is still open at the
 /// end of a line leaves the next line inside it.
 pub fn starts_in_code(text: &str) -> Vec<bool> {
-    let chars: Vec<char> = text.chars().collect();
+    // Every delimiter is ASCII, and no byte of a longer UTF-8 character is: bytes will do.
+    let bytes = text.as_bytes();
+    let hashes_at = |i: usize| bytes[i..].iter().take_while(|&&b| b == b'#').count();
     let mut starts = vec![true];
     let mut state = State::Code;
     let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        match state {
-            State::Code => match c {
-                '/' if next == Some('/') => {
-                    while i < chars.len() && chars[i] != '\n' {
-                        i += 1;
-                    }
-                    continue;
-                }
-                '/' if next == Some('*') => {
-                    state = State::BlockComment(1);
-                    i += 1;
-                }
-                '"' => state = State::Str,
-                'r' if !follows_identifier(&chars, i) => {
-                    let hashes = chars[i + 1..].iter().take_while(|&&h| h == '#').count();
-                    if chars.get(i + 1 + hashes) == Some(&'"') {
-                        state = State::RawStr(hashes);
-                        i += hashes + 1;
-                    }
-                }
-                '\'' => i += char_literal_length(&chars, i),
-                _ => {}
-            },
-            State::Str => match c {
-                '\\' => i += 1,
-                '"' => state = State::Code,
-                _ => {}
-            },
-            State::RawStr(hashes) => {
-                if c == '"' && chars[i + 1..].iter().take_while(|&&h| h == '#').count() >= hashes {
-                    state = State::Code;
-                    i += hashes;
+    while i < bytes.len() {
+        let next = bytes.get(i + 1).copied();
+        match (state, bytes[i]) {
+            (State::Code, b'/') if next == Some(b'/') => {
+                // To the end of the line, which is still counted below.
+                i += text[i..].find('\n').unwrap_or(text.len() - i);
+                continue;
+            }
+            (State::Code, b'/') if next == Some(b'*') => {
+                state = State::BlockComment(1);
+                i += 1;
+            }
+            (State::Code, b'"') => state = State::Str,
+            (State::Code, b'r') if !continues_word(bytes, i) => {
+                let hashes = hashes_at(i + 1);
+                if bytes.get(i + 1 + hashes) == Some(&b'"') {
+                    state = State::RawStr(hashes);
+                    i += hashes + 1;
                 }
             }
-            State::BlockComment(depth) => {
-                if c == '/' && next == Some('*') {
-                    state = State::BlockComment(depth + 1);
-                    i += 1;
-                } else if c == '*' && next == Some('/') {
-                    state = if depth == 1 {
-                        State::Code
-                    } else {
-                        State::BlockComment(depth - 1)
-                    };
-                    i += 1;
-                }
+            (State::Code, b'\'') => i += char_literal_length(&text[i + 1..]).unwrap_or(0),
+            (State::Str, b'\\') => i += 1,
+            (State::Str, b'"') => state = State::Code,
+            (State::RawStr(hashes), b'"') if hashes_at(i + 1) >= hashes => {
+                state = State::Code;
+                i += hashes;
             }
+            (State::BlockComment(depth), b'/') if next == Some(b'*') => {
+                state = State::BlockComment(depth + 1);
+                i += 1;
+            }
+            (State::BlockComment(depth), b'*') if next == Some(b'/') => {
+                state = match depth {
+                    1 => State::Code,
+                    _ => State::BlockComment(depth - 1),
+                };
+                i += 1;
+            }
+            _ => {}
         }
-        if chars.get(i) == Some(&'\n') {
+        if bytes.get(i) == Some(&b'\n') {
             starts.push(state == State::Code);
         }
         i += 1;
     }
     starts
+}
+
+/// The length in bytes of the rest of a character literal, closing quote included, given the
+/// text after its opening quote (`x'`, `"'`, `\''`, `\u{1F600}'`); `None` when the quote opens
+/// a lifetime or a label instead.
+pub fn char_literal_length(after_quote: &str) -> Option<usize> {
+    if let Some(escape) = after_quote.strip_prefix('\\') {
+        // The escaped character, then anything up to the closing quote (`\u{…}`).
+        let first = escape.chars().next()?;
+        let rest = &escape[first.len_utf8()..];
+        return rest.find('\'').map(|at| 1 + first.len_utf8() + at + 1);
+    }
+    let first = after_quote.chars().next()?;
+    after_quote[first.len_utf8()..]
+        .starts_with('\'')
+        .then(|| first.len_utf8() + 1)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -79,30 +86,14 @@ enum State {
     BlockComment(usize),
 }
 
-/// Whether the character at `i` continues a word (`for`, `br`, `cr` end in `r` too; `br"…"` and
-/// `cr"…"` are raw strings, which their `b` or `c` alone does not make a word of).
-fn follows_identifier(chars: &[char], i: usize) -> bool {
-    let Some(&before) = i.checked_sub(1).and_then(|j| chars.get(j)) else {
-        return false;
-    };
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
-    if matches!(before, 'b' | 'c') {
-        return i >= 2 && is_word(chars[i - 2]);
-    }
-    is_word(before)
-}
-
-/// How many characters after the `'` at `i` belong to a character literal (`'a'`, `'"'`,
-/// `'\''`, `'\u{1F600}'`): none for a lifetime or a label.
-fn char_literal_length(chars: &[char], i: usize) -> usize {
-    match chars.get(i + 1) {
-        Some('\\') => chars[i + 2..]
-            .iter()
-            .skip(1)
-            .position(|&c| c == '\'')
-            .map_or(0, |at| at + 3),
-        Some(_) if chars.get(i + 2) == Some(&'\'') => 2,
-        _ => 0,
+/// Whether the `r` at `i` continues a word (`for`, `ptr`) rather than opening a raw string
+/// (`r"…"`, or `br"…"` and `cr"…"`, whose `b` or `c` alone makes no word of it).
+fn continues_word(bytes: &[u8], i: usize) -> bool {
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii();
+    match i.checked_sub(1).map(|j| bytes[j]) {
+        None => false,
+        Some(b'b' | b'c') => i >= 2 && is_word(bytes[i - 2]),
+        Some(before) => is_word(before),
     }
 }
 
@@ -137,6 +128,16 @@ mod tests {
             [true, false, true, true]
         );
         assert_eq!(starts("let a = \"escaped \\\"\n\";\n"), [true, false, true]);
+    }
+
+    #[test]
+    fn a_character_literal_is_measured_to_its_closing_quote() {
+        assert_eq!(char_literal_length("x' rest"), Some(2));
+        assert_eq!(char_literal_length("é'"), Some(3));
+        assert_eq!(char_literal_length("\\'' rest"), Some(3));
+        assert_eq!(char_literal_length("\\u{1F600}' rest"), Some(10));
+        assert_eq!(char_literal_length("a>(x: &'a str)"), None);
+        assert_eq!(char_literal_length("outer: loop {"), None);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! and made on rustfmt's layout (spaces around binary operators); one that does not compile
 //! costs a build and nothing else.
 
+use crate::code_lines::char_literal_length;
 use crate::shown_answers::is_ident;
 
 /// One changed line of a file.
@@ -328,21 +329,13 @@ fn code_spans(line: &str) -> Vec<(usize, usize)> {
             }
             '\'' if !in_string => {
                 // A character literal ('x', '\n') is skipped whole; a lifetime is code.
-                let rest = &line[i + 1..];
-                let length = match rest.strip_prefix('\\') {
-                    Some(escaped) => escaped.find('\'').map(|n| n + 1),
-                    None => rest
-                        .chars()
-                        .next()
-                        .filter(|_| rest.chars().nth(1) == Some('\''))
-                        .map(char::len_utf8),
-                };
-                if let Some(length) = length {
+                if let Some(length) = char_literal_length(&line[i + 1..]) {
+                    let end = i + 1 + length;
                     spans.push((start, i));
-                    while chars.peek().is_some_and(|&(j, _)| j <= i + length + 1) {
+                    while chars.peek().is_some_and(|&(j, _)| j < end) {
                         chars.next();
                     }
-                    start = i + length + 2;
+                    start = end;
                 }
             }
             '/' if !in_string && line[i..].starts_with("//") => {

@@ -292,14 +292,14 @@ fn keeping_lines(original: &str, edits: &[&Edit]) -> Option<String> {
             }
             aligned.push_str(piece);
             cursor += piece.len();
-            line += piece.matches('\n').count();
+            line += usize::from(piece.ends_with('\n'));
         }
         let Some(edit) = edit else { break };
+        let lines_found = edit.find.matches('\n').count();
         aligned.push_str(&edit.replace);
-        lines_added +=
-            edit.replace.matches('\n').count() as isize - edit.find.matches('\n').count() as isize;
+        lines_added += edit.replace.matches('\n').count() as isize - lines_found as isize;
         cursor = at + edit.find.len();
-        line += edit.find.matches('\n').count();
+        line += lines_found;
     }
     Some(aligned)
 }

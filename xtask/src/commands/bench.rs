@@ -420,43 +420,27 @@ fn save_to_verdict(
 fn first_check(workbook: &Workbook, target: &Path) -> Result<(Timed, String)> {
     let progress = target.join("no-progress-yet");
     std::fs::create_dir_all(&progress)?;
-    let stopwatch = Stopwatch::start();
-    let output = Command::new(crate::util::cargo())
-        .args(["run", "--quiet", "--package", "xtask", "--"])
-        .args(["check", "--format", "json"])
-        .env("CARGO_TARGET_DIR", target)
-        .env(crate::progress::STATE_DIR_VAR, &progress)
-        .current_dir(&workbook.root)
-        .output()
-        .context("running the first cargo xtask check")?;
-    let timed = stopwatch.read();
-    let report: Value = serde_json::from_slice(&output.stdout).with_context(|| {
-        format!(
-            "the first check printed no report:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })?;
+    let (timed, report) = timed_report(
+        Command::new(crate::util::cargo())
+            .args(["run", "--quiet", "--package", "xtask", "--"])
+            .args(["check", "--format", "json"])
+            .env("CARGO_TARGET_DIR", target)
+            .env(crate::progress::STATE_DIR_VAR, &progress)
+            .current_dir(&workbook.root),
+    )?;
     let chapter = report["chapter"].as_str().unwrap_or("?").to_owned();
     Ok((timed, chapter))
 }
 
 /// Times `cargo xtask check <chapter> --path <copy>`.
 fn sample(workbook: &Workbook, chapter: &Chapter, copy: &Path) -> Result<Sample> {
-    let mut command = Command::new(crate::util::cargo());
-    command
-        .arg("xtask")
-        .args(["check", &chapter.id, "--format", "json", "--path"])
-        .arg(copy)
-        .current_dir(&workbook.root);
-    let stopwatch = Stopwatch::start();
-    let output = command.output().context("running cargo xtask check")?;
-    let Timed { wall, cpu } = stopwatch.read();
-    let report: Value = serde_json::from_slice(&output.stdout).with_context(|| {
-        format!(
-            "the check printed no report:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })?;
+    let (Timed { wall, cpu }, report) = timed_report(
+        Command::new(crate::util::cargo())
+            .arg("xtask")
+            .args(["check", &chapter.id, "--format", "json", "--path"])
+            .arg(copy)
+            .current_dir(&workbook.root),
+    )?;
     if report["passed"] != true {
         bail!(
             "the solution's copy did not pass; run `cargo xtask check {} --solution`",
@@ -477,6 +461,21 @@ fn sample(workbook: &Workbook, chapter: &Chapter, copy: &Path) -> Result<Sample>
         build_reused: report["build_reused"] == true,
         build_replayed: report["build_replayed"] == true,
     })
+}
+
+/// Runs a `check --format json` command and times it; returns the time and the report it
+/// printed.
+fn timed_report(command: &mut Command) -> Result<(Timed, Value)> {
+    let stopwatch = Stopwatch::start();
+    let output = command.output().context("running cargo xtask check")?;
+    let timed = stopwatch.read();
+    let report = serde_json::from_slice(&output.stdout).with_context(|| {
+        format!(
+            "the check printed no report:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })?;
+    Ok((timed, report))
 }
 
 /// The size of every file below `dir`, in bytes.
