@@ -618,12 +618,7 @@ fn suite_checks(spec: &LearnerTests, mutants_dir: &Path) -> Result<Vec<CheckSpec
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("workbook-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
+    use crate::util::scratch_dir as scratch;
 
     #[test]
     fn a_crlf_checkout_reads_like_the_shipped_file() {

@@ -25,10 +25,7 @@ fn limits(wall_ms: u64) -> Limits {
 
 /// A folder of its own for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sandbox-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    crate::util::scratch_dir(&format!("sandbox-{name}"))
 }
 
 /// This test binary, acting out `mode`.

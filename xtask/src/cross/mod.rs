@@ -10,19 +10,17 @@
 //! MSVC the build script is told to link a system SQLite instead, which a check never links, so
 //! only the Rust side is checked there.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use toml::{Table, Value};
 
-use crate::grading::{Grader, Target};
-use crate::harness;
-use crate::manifest_toml;
 use crate::system::{self, Requirement};
-use crate::util::write_if_changed;
 use crate::workbook::Workbook;
+
+mod lint_workspace;
 
 /// The targets every learner platform builds for (the host, Linux with glibc, is the rest of CI).
 pub const TARGETS: [&str; 5] = [
@@ -93,14 +91,47 @@ pub fn install_in_background() -> std::thread::JoinHandle<Result<()>> {
 }
 
 /// Runs the stage and prints how long each part took.
+///
+/// The Windows test build runs beside the lints, in a target folder of its own (cargo locks a
+/// target folder for one build at a time): it links and starts Wine with one processor idle,
+/// which the lints fill. Its output is kept back and printed when it ends.
 pub fn run(workbook: &Workbook) -> Result<Outcome> {
     let started = Instant::now();
     system::ensure(&REQUIREMENTS)?;
     let target_dir = workbook.target_dir().join("cross");
+    let windows_tests = std::thread::scope(|scope| -> Result<_> {
+        let windows_tests = scope.spawn(|| wine_tests(workbook, &target_dir).output());
+        let clean = lint_everything(workbook, &target_dir, started)?;
+        let output = windows_tests
+            .join()
+            .map_err(|_| anyhow::anyhow!("the Windows test build's thread panicked"))?
+            .context("starting cargo for the Windows test build")?;
+        Ok((clean, output))
+    });
+    let (clippy_clean, output) = windows_tests?;
+    std::io::stdout().write_all(&output.stdout)?;
+    std::io::stdout().write_all(&output.stderr)?;
+    let wine_tests_pass = output.status.success();
+    println!(
+        "   the sandbox tests under Wine: {} ({:.0} s so far)",
+        verdict(wine_tests_pass),
+        started.elapsed().as_secs_f64()
+    );
+    println!(
+        "   the cross-platform stage took {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(Outcome {
+        clippy_clean,
+        wine_tests_pass,
+    })
+}
 
-    // Clippy on every target for one workspace, given by its manifest.
+/// Clippy on every target for the workspace with every chapter's harness, and for the launcher;
+/// whether both were clean.
+fn lint_everything(workbook: &Workbook, target_dir: &Path, started: Instant) -> Result<bool> {
     let lint = |what: &str, manifest: &Path| -> Result<bool> {
-        let mut clippy = debian_cargo(workbook, &target_dir, "clippy");
+        let mut clippy = debian_cargo(workbook, target_dir, "clippy");
         clippy
             .args(["--workspace", "--all-targets", "--manifest-path"])
             .arg(manifest);
@@ -113,23 +144,27 @@ pub fn run(workbook: &Workbook) -> Result<Outcome> {
         );
         Ok(clean)
     };
-    let workspace_clean = lint("workspace", &workbook.root.join("Cargo.toml"))?;
-    let harnesses = harness_workspace(workbook, &target_dir)?;
-    let harnesses_clean = lint("every chapter's harness", &harnesses.join("Cargo.toml"))?;
+    let everything = lint_workspace::write(workbook, target_dir)?;
+    let workspace_clean = lint("the workspace and every chapter's harness", &everything)?;
     // The launcher is a workspace of its own, with code for Windows alone.
     let launcher_clean = lint(
         "the launcher",
         &workbook.root.join(crate::fast_path::LAUNCHER_MANIFEST),
     )?;
+    Ok(workspace_clean && launcher_clean)
+}
 
-    let mut wine = debian_cargo(workbook, &target_dir, "test");
+/// The grader's tests that hold Windows code (the sandbox, and the reading of Windows checkouts),
+/// built for Windows and run under Wine.
+fn wine_tests(workbook: &Workbook, target_dir: &Path) -> Command {
+    let mut wine = debian_cargo(workbook, &target_dir.join("windows"), "test");
     let runner_variable = format!(
         "CARGO_TARGET_{}_",
         WINE_TARGET.to_uppercase().replace('-', "_")
     );
     wine.args(["-p", "xtask", "--bin", "xtask"])
         .args(["-Zbuild-std=std,panic_unwind", "--target", WINE_TARGET])
-        // The sandbox, and the reading of Windows checkouts (paths, line endings).
+        .arg(WITHOUT_BACKTRACES)
         .args([
             "--",
             "sandbox::",
@@ -144,21 +179,13 @@ pub fn run(workbook: &Workbook) -> Result<Outcome> {
         .env(format!("{runner_variable}RUNNER"), WINE)
         .env("WINEDEBUG", "-all")
         .env("WINEPREFIX", target_dir.join("wine"));
-    let wine_tests_pass = wine.status()?.success();
-    println!(
-        "   the sandbox tests under Wine: {} ({:.0} s so far)",
-        verdict(wine_tests_pass),
-        started.elapsed().as_secs_f64()
-    );
-    println!(
-        "   the cross-platform stage took {:.0} s",
-        started.elapsed().as_secs_f64()
-    );
-    Ok(Outcome {
-        clippy_clean: workspace_clean && harnesses_clean && launcher_clean,
-        wine_tests_pass,
-    })
+    wine
 }
+
+/// The standard library's features without `backtrace`, which would add its symbol readers
+/// (`object`, `gimli`, `addr2line`) to every target's build; no check needs a symbolised
+/// backtrace, and the library's interface is the same either way.
+const WITHOUT_BACKTRACES: &str = "-Zbuild-std-features=panic-unwind";
 
 fn verdict(ok: bool) -> &'static str {
     if ok { "clean" } else { "FAILED" }
@@ -197,62 +224,20 @@ fn debian_cargo(workbook: &Workbook, target_dir: &Path, subcommand: &str) -> Com
 /// Adds every target, the standard library build, and clippy's `-D warnings`; one run reports
 /// every crate's findings.
 fn with_targets(command: &mut Command) -> &mut Command {
-    command.args(["--keep-going", "-Zbuild-std=std,panic_abort"]);
+    command
+        .args([
+            "--keep-going",
+            "-Zbuild-std=std,panic_abort",
+            WITHOUT_BACKTRACES,
+        ])
+        // Cargo builds the standard library in full even for a check; only its metadata is
+        // read here, so its machine code would be thrown away. (Flags given this way reach
+        // only the targets' crates, not build scripts and macros, which run.)
+        .env("RUSTFLAGS", "-Zno-codegen");
     for target in TARGETS {
         command.args(["--target", target]);
     }
     command.args(["--", "-D", "warnings"])
-}
-
-/// One workspace holding every ready chapter's check harness (graded on the solution), so one
-/// cargo run checks them all: each harness's own manifest is a workspace root of its own.
-fn harness_workspace(workbook: &Workbook, target_dir: &Path) -> Result<PathBuf> {
-    let root = target_dir.join("harnesses");
-    let mut members = Vec::new();
-    let grader = Grader::new(workbook);
-    for chapter in workbook.ready_chapters() {
-        let rubric = grader.rubric(chapter)?;
-        let graded = Target::Solution.graded_crate(workbook, chapter)?;
-        // The cross-platform lint reads `checks.rs`: the separate layout has one.
-        let generated = harness::prepare(
-            workbook,
-            chapter,
-            &rubric,
-            &graded,
-            harness::Layout::Separate,
-        )?
-        .dir;
-        let name = generated
-            .file_name()
-            .context("a harness folder has a name")?
-            .to_owned();
-        let member = root.join(&name);
-        let manifest = std::fs::read_to_string(generated.join("Cargo.toml"))
-            .with_context(|| format!("reading {}", generated.display()))?;
-        let mut table: Table = manifest
-            .parse()
-            .with_context(|| format!("parsing {}", generated.display()))?;
-        table.remove("workspace");
-        table.remove("profile");
-        write_if_changed(&member.join("Cargo.toml"), &table.to_string())?;
-        let source = std::fs::read_to_string(generated.join("checks.rs"))
-            .with_context(|| format!("reading {}", generated.display()))?;
-        write_if_changed(&member.join("checks.rs"), &source)?;
-        members.push(Value::String(name.to_string_lossy().into_owned()));
-    }
-    let mut workspace = Table::from_iter([
-        ("resolver".to_owned(), Value::String("3".to_owned())),
-        ("members".to_owned(), Value::Array(members)),
-    ]);
-    workspace.insert("exclude".to_owned(), Value::Array(Vec::new()));
-    let mut manifest = Table::from_iter([("workspace".to_owned(), Value::Table(workspace))]);
-    if let Some(profiles) = manifest_toml::workspace_profiles(&workbook.root)? {
-        manifest.insert("profile".to_owned(), profiles);
-    }
-    write_if_changed(&root.join("Cargo.toml"), &manifest.to_string())?;
-    let lock = std::fs::read_to_string(workbook.root.join("Cargo.lock")).unwrap_or_default();
-    write_if_changed(&root.join("Cargo.lock"), &lock)?;
-    Ok(root)
 }
 
 #[cfg(test)]
