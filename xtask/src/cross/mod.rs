@@ -99,7 +99,7 @@ pub fn run(workbook: &Workbook) -> Result<Outcome> {
     let started = Instant::now();
     system::ensure(&REQUIREMENTS)?;
     let target_dir = workbook.target_dir().join("cross");
-    let windows_tests = std::thread::scope(|scope| -> Result<_> {
+    let finished = std::thread::scope(|scope| -> Result<_> {
         let windows_tests = scope.spawn(|| wine_tests(workbook, &target_dir).output());
         let clean = lint_everything(workbook, &target_dir, started)?;
         let output = windows_tests
@@ -108,7 +108,7 @@ pub fn run(workbook: &Workbook) -> Result<Outcome> {
             .context("starting cargo for the Windows test build")?;
         Ok((clean, output))
     });
-    let (clippy_clean, output) = windows_tests?;
+    let (clippy_clean, output) = finished?;
     std::io::stdout().write_all(&output.stdout)?;
     std::io::stdout().write_all(&output.stderr)?;
     let wine_tests_pass = output.status.success();
