@@ -15,10 +15,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use toml::{Table, Value};
 
+use crate::class::fingerprint::files_under;
 use crate::grading::{Grader, Target};
 use crate::harness;
 use crate::manifest_toml::CrateManifest;
 use crate::sandbox;
+use crate::shown_answers::is_ident;
 use crate::util::write_if_changed;
 use crate::workbook::Workbook;
 
@@ -158,32 +160,27 @@ fn mirror_member(
 /// comment (in `#[test]`, `#[tokio::test]`, `cfg(test)`, `cfg(all(test, …))`). The word in a
 /// string or a name only costs a check that was not needed.
 fn has_tests(dir: &Path) -> Result<bool> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
-        let path = entry?.path();
-        if path.is_dir() {
-            if has_tests(&path)? {
-                return Ok(true);
-            }
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let mut code = text
-                .lines()
-                .filter(|line| !line.trim_start().starts_with("//"));
-            if code.any(|line| has_word(line, "test")) {
-                return Ok(true);
-            }
+    for path in files_under(dir)? {
+        if path.extension().is_none_or(|ext| ext != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let mut code = text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"));
+        if code.any(|line| has_word(line, "test")) {
+            return Ok(true);
         }
     }
     Ok(false)
 }
 
 fn has_word(text: &str, word: &str) -> bool {
-    let is_identifier = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(word).any(|(at, _)| {
         let before = text[..at].chars().next_back();
         let after = text[at + word.len()..].chars().next();
-        !before.is_some_and(is_identifier) && !after.is_some_and(is_identifier)
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
     })
 }
 
