@@ -25,6 +25,11 @@ use crate::workbook::{Chapter, Workbook};
 /// How often the exercise's files are looked at.
 pub const POLL: Duration = Duration::from_millis(20);
 
+/// How long the files must stay the same after a change before they are graded. An editor's save
+/// takes its few steps within a millisecond or two; a step that comes later is another change,
+/// which the next look sees and grades again.
+pub const SETTLE: Duration = Duration::from_millis(5);
+
 /// Re-check a chapter every time you save (keys: h hint, l list, c check, q quit).
 #[derive(Debug, Args)]
 pub struct WatchArgs {
@@ -119,11 +124,11 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style) {
     );
 }
 
-/// The files once two looks in a row, `POLL` apart, see them the same: editors save in several
+/// The files once two looks in a row, `SETTLE` apart, see them the same: editors save in several
 /// steps (write a temporary file, rename it, touch a backup).
 pub fn settled(dir: &Path, mut last: Snapshot) -> Snapshot {
     loop {
-        std::thread::sleep(POLL);
+        std::thread::sleep(SETTLE);
         let now = snapshot(dir);
         if now == last {
             return now;
