@@ -45,7 +45,7 @@ use clap::{Parser, Subcommand};
 /// Start with `cargo xtask check`: it grades the first chapter you have not passed yet and says
 /// where to begin.
 #[derive(Debug, Parser)]
-#[command(name = "cargo xtask", version, about, long_about = None)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", version)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -219,6 +219,23 @@ fn a_manifest_error_names_the_chapter() {
 }
 
 #[test]
+fn a_mistyped_command_gets_the_one_it_resembles_and_the_cargo_xtask_usage() {
+    let state = temp_dir("mistyped");
+    for (typed, meant) in [
+        (vec!["chek"], "'check'"),
+        (vec!["check", "--solutoin"], "'--solution'"),
+    ] {
+        let output = xtask(&typed, &state);
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{text}");
+        assert!(
+            text.contains(meant),
+            "{typed:?} should suggest {meant}: {text}"
+        );
+        assert!(text.contains("Usage: cargo xtask "), "{text}");
+    }
+}
+#[test]
 fn the_solution_command_shows_the_files_the_learner_writes() {
     let state = temp_dir("solution-files");
     let suite = xtask(&["solution", "ch14", "--force"], &state);
