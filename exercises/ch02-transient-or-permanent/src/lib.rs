@@ -11,7 +11,8 @@
 //!    - HTTP 408, 429 and the 5xx server errors are `Transient` (the book explains why 501 and
 //!      505 are exceptions); 400, 401, 403, 404 and the other client errors are `Permanent`.
 //!      A status nobody listed follows its class (RFC 9110): an unknown 5xx like 500, an
-//!      unknown 4xx like 400.
+//!      unknown 4xx like 400. A status outside `100..=599` is invalid, and RFC 9110 has it
+//!      handled like a 5xx.
 //!    - A transient status that carries a `Retry-After` value `d` is `After(d)`, whatever `d`
 //!      (zero included). A permanent status stays `Permanent`, hint or no hint.
 //!    - I/O errors: `ConnectionReset`, `ConnectionAborted`, `TimedOut` and `Interrupted` are

@@ -9,8 +9,9 @@
 //! ## Your task
 //!
 //! 1. [`classify_status`]: 408, 429 and 5xx are transient (`RetryAfter(d)` when the response
-//!    carried a `Retry-After` of `d`); 400, 401, 403, 404 and the rest are permanent, hint or not.
-//!    (501 and 505 may be kept permanent: the checks leave them alone.)
+//!    carried a `Retry-After` of `d`), and so is a status outside `100..=599`, which RFC 9110
+//!    has handled as a 5xx; 400, 401, 403, 404 and the rest are permanent, hint or not. (501 and
+//!    505 may be kept permanent: the checks leave them alone.)
 //! 2. [`full_jitter`]: a delay drawn uniformly from `[0, min(cap, base · 2^retry)]`, with
 //!    `retry = 0` for the sleep after the first failure. No overflow, whatever `retry` is.
 //! 3. [`plan_retry`]: the decision after attempt `attempt` failed, `elapsed` into the step. A

@@ -150,10 +150,11 @@ pub struct ServiceError {
 
 impl ServiceError {
     /// An HTTP error response, classified as chapter 2 taught: 408, 429 and 5xx (but 501 and
-    /// 505) are transient, a `Retry-After` makes them [`ErrorKind::RetryAfter`], the rest is
-    /// permanent.
+    /// 505) are transient, and so is an invalid status outside 100..=599, handled as a 5xx; a
+    /// `Retry-After` makes them [`ErrorKind::RetryAfter`]; the rest is permanent.
     pub fn http(status: u16, retry_after: Option<Duration>) -> Self {
-        let transient = matches!(status, 408 | 429 | 500 | 502..=504 | 506..=599);
+        let invalid = !(100..=599).contains(&status);
+        let transient = invalid || matches!(status, 408 | 429 | 500 | 502..=504 | 506..=599);
         let kind = match (transient, retry_after) {
             (false, _) => ErrorKind::Permanent,
             (true, None) => ErrorKind::Transient,

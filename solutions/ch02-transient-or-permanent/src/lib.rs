@@ -46,6 +46,13 @@ fn classify_status(status: u16, retry_after: Option<Duration>) -> Retryability {
 
 /// Whether the same request could succeed later, judged by the status code alone.
 fn is_transient_status(status: u16) -> bool {
+    // Outside 100..=599 a status is invalid (libraries use 600..=999 for failures of their own),
+    // and RFC 9110 says to handle it as a 5xx: here, as a 500.
+    let status = if (100..=599).contains(&status) {
+        status
+    } else {
+        500
+    };
     match status {
         // 408 Request Timeout and 429 Too Many Requests: the request was fine, the moment was not.
         408 | 429 => true,
@@ -54,7 +61,7 @@ fn is_transient_status(status: u16) -> bool {
         // Every other server error, known or not, counts as a 500: the server failed this time.
         500..=599 => true,
         // Every other client error, known or not, counts as a 400: the request itself is wrong.
-        // Anything outside 400..=599 is not an error status this classifier understands.
+        // 1xx to 3xx are not errors, so there is nothing to retry.
         _ => false,
     }
 }

@@ -17,12 +17,15 @@ pub enum ServiceError {
 }
 
 impl ServiceError {
-    /// Whether waiting could fix this error: timeouts, 408, 429 and 5xx are transient;
-    /// every other status (400, 401, 403, 404, …) is permanent.
+    /// Whether waiting could fix this error: timeouts, 408, 429 and 5xx are transient, and so
+    /// is an invalid status outside 100..=599 (chapter 2); every other status (400, 401, 403,
+    /// 404, …) is permanent.
     pub fn is_transient(&self) -> bool {
         match self {
             ServiceError::Timeout => true,
-            ServiceError::Status(status) => matches!(status, 408 | 429 | 500..=599),
+            ServiceError::Status(status) => {
+                !(100..=599).contains(status) || matches!(status, 408 | 429 | 500..=599)
+            }
         }
     }
 }

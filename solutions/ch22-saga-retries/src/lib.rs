@@ -35,10 +35,16 @@ mod worked_example;
 ///
 /// 408 Request Timeout, 429 Too Many Requests and the 5xx server errors are transient (except
 /// 501 Not Implemented and 505 HTTP Version Not Supported, which no wait will change); with a
-/// `Retry-After` value they become [`ErrorKind::RetryAfter`]. Every other status is permanent:
-/// 400 Bad Request, 401 Unauthorized, 403 Forbidden, 404 Not Found and the rest of 4xx describe
-/// the request, and the same request will fail the same way.
+/// `Retry-After` value they become [`ErrorKind::RetryAfter`]. A status outside 100..=599 is
+/// invalid, and RFC 9110 has it handled as a 5xx. Every other status is permanent: 400 Bad
+/// Request, 401 Unauthorized, 403 Forbidden, 404 Not Found and the rest of 4xx describe the
+/// request, and the same request will fail the same way.
 pub fn classify_status(status: u16, retry_after: Option<Duration>) -> ErrorKind {
+    let status = if (100..=599).contains(&status) {
+        status
+    } else {
+        500
+    };
     let transient = match status {
         408 | 429 => true,
         501 | 505 => false,

@@ -87,6 +87,11 @@ fn permanent_statuses() -> Vec<u16> {
         .collect()
 }
 
+/// Statuses outside 100..=599, which RFC 9110 calls invalid and has a client handle as a 5xx:
+/// both sides of the valid range, the 600..=999 that libraries use for errors of their own, and
+/// values no three-digit field can hold.
+const INVALID_STATUSES: [u16; 10] = [0, 1, 99, 600, 601, 699, 700, 999, 1_000, u16::MAX];
+
 fn hinted(status: u16, hint: Duration) -> CallError {
     CallError::Http {
         status,
@@ -195,6 +200,29 @@ fn retry_after_hint() {
         "a transient status that carries a Retry-After value d gives After(d), exactly that \
          value: for 408, 429 and every server error (but 501 and 505), and for any d, zero and \
          odd nanoseconds included. Yours: {}",
+        first_of(&mistakes, 4),
+    );
+}
+
+#[test]
+fn invalid_statuses_as_5xx() {
+    let bare = INVALID_STATUSES.map(|status| (http(status), Retryability::Transient));
+    let mistakes = wrong(bare);
+    assert!(
+        mistakes.is_empty(),
+        "a status outside 100..=599 is invalid, and RFC 9110 says a client should handle it as \
+         a 5xx: transient, like 500, on both sides of the range (libraries report their own \
+         failures as 600 to 999). Yours: {}",
+        first_of(&mistakes, 4),
+    );
+    let hint = 30 * SECOND;
+    let hinted_cases =
+        INVALID_STATUSES.map(|status| (hinted(status, hint), Retryability::After(hint)));
+    let mistakes = wrong(hinted_cases);
+    assert!(
+        mistakes.is_empty(),
+        "an invalid status counts as a 5xx, so with a Retry-After value d it gives After(d), as \
+         a 503 would. Yours: {}",
         first_of(&mistakes, 4),
     );
 }

@@ -53,11 +53,12 @@ fn permanent_statuses() {
 #[test]
 fn every_status() {
     let hint = Duration::from_millis(1_500);
-    for status in 100..=699u16 {
+    for status in (0..=1_000u16).chain([u16::MAX]) {
         if matches!(status, 501 | 505) {
             continue;
         }
-        let transient = matches!(status, 408 | 429 | 500..=599);
+        let invalid = !(100..=599).contains(&status);
+        let transient = invalid || matches!(status, 408 | 429 | 500..=599);
         for retry_after in [None, Some(hint)] {
             let expected = match (transient, retry_after) {
                 (false, _) => ErrorKind::Permanent,
@@ -68,7 +69,8 @@ fn every_status() {
             assert_eq!(
                 kind, expected,
                 "HTTP {status}: 408, 429 and the 5xx statuses (500 to 599) are transient, with \
-                 the hint when there is one; every other status is permanent, hint or not. \
+                 the hint when there is one, and so is a status outside 100 to 599, which RFC \
+                 9110 has handled as a 5xx; every other status is permanent, hint or not. \
                  classify_status({status}, {retry_after:?}) must be {expected:?}; yours returned \
                  {kind:?}",
             );
