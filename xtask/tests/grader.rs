@@ -235,6 +235,7 @@ fn a_mistyped_command_gets_the_one_it_resembles_and_the_cargo_xtask_usage() {
         assert!(text.contains("Usage: cargo xtask "), "{text}");
     }
 }
+
 #[test]
 fn the_solution_command_shows_the_files_the_learner_writes() {
     let state = temp_dir("solution-files");
