@@ -4,9 +4,10 @@
 //! cargo run -p ch23_circuit_breakers --example predict
 //! ```
 //!
-//! Runs the lab of figure 23.1 three times: without a breaker, with the figure's breaker (a 10 s
-//! time window), and with the same breaker over the last 20 calls instead. Prints, for each,
-//! when the breaker first refused a call and how many calls reached the dependency.
+//! Runs the lab of figure 23.1 with three breakers the page does not show: the figure's breaker
+//! over a 2 s time window, the figure's breaker with a 1 s break, and the figure's breaker over
+//! the last 200 calls. Prints, for each, when it first refused a call, how many calls reached the
+//! dependency during the outage, and how many requests were answered.
 
 use std::time::Duration;
 
@@ -28,28 +29,43 @@ fn figure_breaker(window: Window) -> BreakerConfig {
 
 fn main() {
     let lab = Lab::default();
+    let ten_seconds = Window::Time(Duration::from_secs(10));
+    let short_break = BreakerConfig {
+        break_duration: Duration::from_secs(1),
+        ..figure_breaker(ten_seconds)
+    };
     let runs = [
-        ("no breaker", None),
         (
-            "time window, 10 s",
-            Some(figure_breaker(Window::Time(Duration::from_secs(10)))),
+            "time window, 2 s",
+            figure_breaker(Window::Time(Duration::from_secs(2))),
         ),
+        ("time window, 10 s, 1 s break", short_break),
         (
-            "count window, 20 calls",
-            Some(figure_breaker(Window::Count(20))),
+            "count window, 200 calls",
+            figure_breaker(Window::Count(200)),
         ),
     ];
-    println!("| run | first refusal | calls during the outage | requests answered |");
-    println!("|---|---:|---:|---:|");
+    println!(
+        "| run | first refusal | calls during the outage | requests answered | every request \
+         answered again from |"
+    );
+    println!("|---|---:|---:|---:|---:|");
     for (name, breaker) in runs {
-        let seconds = simulate(&lab, breaker);
+        let seconds = simulate(&lab, Some(breaker));
         let outage = &seconds[lab.outage.start as usize..lab.outage.end as usize];
         let first_refusal = seconds
             .iter()
             .position(|second| second.refused > 0)
             .map_or("never".to_owned(), |t| format!("second {t}"));
+        let recovered = (lab.outage.start as usize..seconds.len())
+            .find(|&t| {
+                seconds[t..]
+                    .iter()
+                    .all(|second| second.answered == lab.requests_per_second)
+            })
+            .map_or("never".to_owned(), |t| format!("second {t}"));
         println!(
-            "| {name} | {first_refusal} | {} | {} |",
+            "| {name} | {first_refusal} | {} | {} | {recovered} |",
             outage.iter().map(|s| s.calls).sum::<u32>(),
             seconds.iter().map(|s: &Second| s.answered).sum::<u32>(),
         );

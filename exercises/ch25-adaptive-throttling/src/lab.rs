@@ -54,14 +54,19 @@ pub struct Second {
     pub served: u32,
 }
 
-/// Runs the lab for one kind of client.
+/// Runs the lab for one kind of client, with the SRE book's throttle (`K = 2`, two minutes).
 pub fn simulate(limit: Limit, seed: u64) -> Vec<Second> {
+    simulate_with(limit, seed, crate::DEFAULT_K, crate::DEFAULT_WINDOW)
+}
+
+/// Runs the lab for one kind of client, with a throttle of multiplier `k` over `window`.
+pub fn simulate_with(limit: Limit, seed: u64, k: f64, window: Duration) -> Vec<Second> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
         .build()
         .expect("a current-thread runtime always builds");
-    runtime.block_on(run(limit, seed))
+    runtime.block_on(run(limit, seed, AdaptiveThrottle::new(k, window)))
 }
 
 /// The backend: capacity refills continuously; a refusal still costs a little of it.
@@ -106,8 +111,7 @@ impl RetryBudget {
     }
 }
 
-async fn run(limit: Limit, seed: u64) -> Vec<Second> {
-    let throttle = AdaptiveThrottle::default();
+async fn run(limit: Limit, seed: u64, throttle: AdaptiveThrottle) -> Vec<Second> {
     let throttled = matches!(limit, Limit::Throttle | Limit::Both);
     let budgeted = matches!(limit, Limit::RetryBudget | Limit::Both);
     let mut budget = RetryBudget {

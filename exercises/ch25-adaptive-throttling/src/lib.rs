@@ -10,12 +10,16 @@
 //!
 //! 1. It keeps two counts over a sliding `window` of tokio's clock: **requests**, every request
 //!    the application attempted (those the throttle rejected included), and **accepts**, the
-//!    requests the backend accepted. An event exactly `window` old has left the window.
+//!    requests the backend accepted. An event exactly `window` old has left the window. A
+//!    decision may cost what left the window since the last one, never the whole window: the
+//!    checks keep up to 15,000 events in it (section 25.5).
 //! 2. [`AdaptiveThrottle::rejection_probability`] is
 //!    `max(0, (requests − k · accepts) / (requests + 1))`, computed over the window now.
 //! 3. [`AdaptiveThrottle::admit`] decides one request: it rejects it with that probability (the
-//!    probability of the requests before it), using one uniform draw from `rng`, and counts it
-//!    as a request whether it goes out or not. [`AdaptiveThrottle::on_response`] records the
+//!    probability of the requests decided before it, those still waiting for an answer
+//!    included, and not itself), using one uniform draw from `rng`, and counts it as a request
+//!    whether it goes out or not. So on a fresh throttle, the second of two concurrent requests
+//!    is decided at `(1 − 0) / (1 + 1) = 0.5`, however healthy the backend. [`AdaptiveThrottle::on_response`] records the
 //!    backend's answer to a request that went out: accepted, or refused as overloaded.
 //! 4. [`AdaptiveThrottle::call`] puts them together around one request: a rejected request
 //!    returns [`ThrottleError::Throttled`] and never reaches the backend. The backend accepted a

@@ -6,10 +6,12 @@ use std::time::Duration;
 /// Which recent calls the failure rate is computed over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Window {
-    /// The outcomes of the last `n` calls that finished while the breaker was closed.
+    /// The outcomes of the last `n` calls that finished while the breaker was closed. `Count(0)`
+    /// keeps none, so it never opens the breaker.
     Count(u32),
     /// The outcomes recorded in the last `d` of tokio's clock, while the breaker was closed. An
-    /// outcome exactly `d` old has left the window.
+    /// outcome's age counts from when its call finished, and an outcome exactly `d` old has left
+    /// the window. `Time(Duration::ZERO)` keeps none, so it never opens the breaker.
     Time(Duration),
 }
 
@@ -19,7 +21,8 @@ pub struct BreakerConfig {
     /// The breaker opens when the failure rate of the window, in percent, reaches this value
     /// (equal or greater). Between 1 and 100.
     pub failure_rate_percent: u32,
-    /// No failure rate is computed until the window holds at least this many outcomes.
+    /// No failure rate is computed until the window holds at least this many outcomes. An empty
+    /// window has no rate at all, so 0 works as 1.
     pub minimum_calls: u32,
     /// The calls the failure rate is computed over.
     pub window: Window,
@@ -35,7 +38,8 @@ pub struct BreakerConfig {
 
 impl BreakerConfig {
     /// resilience4j's defaults: 50 % over the last 100 calls, at least 100 calls, open for 60 s,
-    /// 10 probes; slow calls not counted.
+    /// 10 probes. resilience4j also counts calls slower than 60 s, against a slow-call rate of its
+    /// own (100 %); that is not modelled here.
     pub fn resilience4j() -> Self {
         Self {
             failure_rate_percent: 50,
@@ -97,3 +101,23 @@ impl<E: fmt::Display> fmt::Display for BreakerError<E> {
 }
 
 impl<E: fmt::Debug + fmt::Display> std::error::Error for BreakerError<E> {}
+
+/// How one attempt of [`crate::attempt`] failed, once the breaker let it through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttemptError<E> {
+    /// The operation had not answered when the attempt's time limit was up; it was dropped.
+    TimedOut,
+    /// The operation answered in time with this error.
+    Failed(E),
+}
+
+impl<E: fmt::Display> fmt::Display for AttemptError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttemptError::TimedOut => write!(f, "the attempt timed out"),
+            AttemptError::Failed(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> std::error::Error for AttemptError<E> {}

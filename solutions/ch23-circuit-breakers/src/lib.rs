@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use tokio::time::Instant;
 
@@ -14,7 +15,7 @@ pub mod config;
 pub mod lab;
 pub mod stubs;
 
-pub use config::{BreakerConfig, BreakerError, State, Window};
+pub use config::{AttemptError, BreakerConfig, BreakerError, State, Window};
 
 /// A circuit breaker with closed, open and half-open states over a sliding window of outcomes.
 #[derive(Debug)]
@@ -200,12 +201,17 @@ impl CircuitBreaker {
         }
     }
 
-    /// At least `minimum_calls` outcomes, and failures at or above the threshold, counted in
-    /// whole numbers so that exactly 30 % of 10 is 30 %.
+    /// At least `minimum_calls` outcomes (and at least one: an empty window has no rate), and
+    /// failures at or above the threshold, counted in whole numbers so that exactly 30 % of 10
+    /// is 30 %.
+    ///
+    /// This counts the whole window on every recorded outcome, which is simple and fast enough
+    /// for the windows of the checks; a breaker on a hot path keeps running counts instead.
     fn failure_rate_reached(&self, window: &VecDeque<Outcome>) -> bool {
         let calls = window.len() as u64;
         let failures = window.iter().filter(|outcome| outcome.failed).count() as u64;
-        calls >= u64::from(self.config.minimum_calls)
+        calls > 0
+            && calls >= u64::from(self.config.minimum_calls)
             && failures * 100 >= u64::from(self.config.failure_rate_percent) * calls
     }
 
@@ -245,4 +251,32 @@ fn end_break_if_over(inner: &mut Inner, now: Instant) {
             },
         );
     }
+}
+
+/// One attempt at a dependency through `breaker`, with at most `limit` of tokio's clock to answer.
+///
+/// A refused attempt returns [`BreakerError::Rejected`] at once, without calling `op`. An
+/// operation still running when `limit` is up is dropped, and the attempt fails with
+/// [`AttemptError::TimedOut`] exactly `limit` after it started; the breaker records that as a
+/// failed call, so a dependency that hangs opens a closed breaker and reopens a half-open one.
+/// An answer in time comes back as it is: `Ok`, or its error as [`AttemptError::Failed`].
+pub async fn attempt<T, E, F, Fut>(
+    breaker: &CircuitBreaker,
+    limit: Duration,
+    op: F,
+) -> Result<T, BreakerError<AttemptError<E>>>
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    // The timeout sits inside the breaker: when the time is up, only the operation is dropped,
+    // and the breaker's call ends with a failure it records.
+    breaker
+        .call(|| async move {
+            match tokio::time::timeout(limit, op()).await {
+                Ok(answer) => answer.map_err(AttemptError::Failed),
+                Err(_elapsed) => Err(AttemptError::TimedOut),
+            }
+        })
+        .await
 }

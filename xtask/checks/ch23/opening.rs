@@ -350,3 +350,37 @@ async fn time_window_ages_from_the_answer() {
         describe(&config)
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_empty_window_never_opens() {
+    // A window that keeps nothing has no failure rate, even with no minimum: 0 failures × 100
+    // against 50 × 0 calls must not read as "reached".
+    for window in [Window::Count(0), Window::Time(Duration::ZERO)] {
+        let config = config(50, 0, window);
+        let script = "FFFFFF";
+        let states = states_after(config, script).await;
+        if let Some(opened) = states.iter().position(|s| *s != State::Closed) {
+            panic!(
+                "with {}, the window keeps no outcome, so it never has a failure rate and the \
+                 breaker never opens; yours was {:?} after call {} of {}. Zero outcomes are no \
+                 rate at all, not a rate that reaches every threshold",
+                describe(&config),
+                states[opened],
+                opened + 1,
+                spaced(script)
+            );
+        }
+    }
+    // With no minimum, one outcome is enough for a rate.
+    let config = config(50, 0, Window::Count(5));
+    let script = "SF";
+    let states = states_after(config, script).await;
+    assert_eq!(
+        states,
+        [State::Closed, State::Open],
+        "with {}, the calls {} should leave the breaker closed after the success (0 of 1 \
+         failed) and open it at the failure (1 of 2, 50 %); it went {states:?}",
+        describe(&config),
+        spaced(script)
+    );
+}
