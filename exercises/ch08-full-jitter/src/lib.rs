@@ -22,6 +22,9 @@ use std::future::Future;
 use std::time::Duration;
 
 use rand::Rng;
+// rand 0.10's `random_range` is a method of `RngExt`: the draws you write use it.
+#[allow(unused_imports)]
+use rand::RngExt;
 
 pub mod stubs;
 

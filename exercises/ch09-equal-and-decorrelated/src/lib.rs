@@ -30,6 +30,9 @@
 use std::time::Duration;
 
 use rand::Rng;
+// rand 0.10's `random_range` is a method of `RngExt`: the draws you write use it.
+#[allow(unused_imports)]
+use rand::RngExt;
 
 pub mod ceiling;
 pub mod retry;

@@ -87,6 +87,7 @@ impl Service {
 
 /// One call of the learner's `retry_immediately` against a scripted service.
 pub struct Run {
+    max_retries: u32,
     outcome: Result<Result<u32, u32>, String>,
     pub service: Service,
 }
@@ -94,7 +95,11 @@ pub struct Run {
 /// Runs `retry_immediately(max_retries, …)` against `service`, catching a panic of the graded code.
 pub fn run(max_retries: u32, mut service: Service) -> Run {
     let outcome = catch(|| retry_immediately(max_retries, || service.call()));
-    Run { outcome, service }
+    Run {
+        max_retries,
+        outcome,
+        service,
+    }
 }
 
 impl Run {
@@ -108,6 +113,11 @@ impl Run {
                  Count the retries and stop after the call that leaves none: 1 + max_retries \
                  calls at most"
             ),
+            Err(message) if message.contains("overflow") => panic!(
+                "{setting}, retry_immediately panicked after {}: {message}{}",
+                count(self.calls(), "call"),
+                overflow_cause(message, self.max_retries, self.calls())
+            ),
             Err(message) => panic!("{setting}, retry_immediately panicked: {message}"),
         }
     }
@@ -115,6 +125,26 @@ impl Run {
     /// How many times the loop called the service.
     pub fn calls(&self) -> u32 {
         self.service.calls.min(CALL_LIMIT)
+    }
+}
+
+/// What an overflow panic (`message`) after `calls` calls with `max_retries` points to, judged
+/// from the operation that overflowed and when; empty when nothing fits.
+fn overflow_cause(message: &str, max_retries: u32, calls: u32) -> &'static str {
+    if message.contains("subtract") {
+        ". A subtraction went below zero: with a budget as small as this, max_retries - 1 or \
+         calls - retries does not exist. Compare counts instead (is retries below max_retries?) \
+         (§1.4)"
+    } else if max_retries == u32::MAX && calls <= 2 {
+        // Only a sum computed from the budget itself overflows this early: max_retries + 1.
+        ". A sum overflowed before the first retry: with max_retries = u32::MAX, max_retries + 1 \
+         does not exist. Ask \"is a retry left?\" (retries < max_retries) before spending one, \
+         and no number in the loop ever passes max_retries (§1.4)"
+    } else if calls > u32::from(u8::MAX) && calls <= max_retries {
+        ". Your counter ran out of room long before the budget: a counter narrower than the u32 \
+         budget (a u8 stops at 255, a u16 at 65,535) must count to any u32 (§1.4)"
+    } else {
+        ""
     }
 }
 

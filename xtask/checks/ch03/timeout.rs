@@ -231,11 +231,15 @@ async fn hang_cut_at_limit() {
             result == Err(AttemptError::TimedOut) && took >= limit && took <= next_tick,
             "a call that never answers, under limit = {:?}, must be cut once the limit has \
              passed: at the limit, or at the next tick of tokio's 1 ms timer ({}), never before \
-             it; yours returned {result:?} after {:?}. Pass `limit` itself, not a number of whole \
-             milliseconds",
+             it; yours returned {result:?} after {:?}{}",
             limit,
             show(next_tick),
             took,
+            if result == Err(AttemptError::TimedOut) && took < limit {
+                ". Cut before the limit: pass `limit` itself, not a number of whole milliseconds"
+            } else {
+                ""
+            },
         );
     }
 }

@@ -32,10 +32,13 @@ fn expected_delay(initial: Duration, increment: Duration, retry: u32) -> Duratio
 /// The learner's `Linear::new(initial, increment, u32::MAX).delay(retry)`, panics reported.
 fn delay(initial: Duration, increment: Duration, retry: u32, setting: &str) -> Duration {
     catch(|| Linear::new(initial, increment, u32::MAX).delay(retry)).unwrap_or_else(|message| {
-        panic!(
-            "{setting}: delay(retry = {retry}) panicked: {message}; use saturating_mul and \
-             saturating_add, so a delay too long for a Duration becomes Duration::MAX"
-        )
+        let advice = if message.contains("overflow") {
+            "; use saturating_mul and saturating_add, so a delay too long for a Duration becomes \
+             Duration::MAX"
+        } else {
+            ""
+        };
+        panic!("{setting}: delay(retry = {retry}) panicked: {message}{advice}")
     })
 }
 
@@ -119,11 +122,19 @@ fn deep_in_the_sequence() {
         for retry in [9_999, 1 << 20, (1 << 31) + 7, u32::MAX - 1, u32::MAX] {
             let expected = expected_delay(initial, increment, retry);
             let got = delay(initial, increment, retry, setting);
+            // Floats and milliseconds lose less than a second here; a wrong formula far more.
+            let advice = if got.abs_diff(expected) < S {
+                " (off by less than a second: compute with Duration's own integer arithmetic, \
+                 not floats or milliseconds)"
+            } else if got == Duration::MAX {
+                " (saturate only when the exact sum does not fit in a Duration)"
+            } else {
+                ""
+            };
             assert!(
                 got == expected,
                 "{setting}: delay(retry = {retry}) must be exactly initial + retry · increment = \
-                 {}; yours returned {} (compute with Duration's own integer arithmetic, not \
-                 floats or milliseconds)",
+                 {}; yours returned {}{advice}",
                 exact(expected),
                 exact(got),
             );

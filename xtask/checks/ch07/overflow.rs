@@ -41,10 +41,14 @@ fn no_panic_at_huge_retries() {
         let schedule = setting.build(200);
         for retry in (0..=200).chain(HUGE_RETRIES) {
             if let Err(message) = try_delay(&schedule, &setting, retry) {
-                panic!(
-                    "{message}. Past the point where base · factor^retry stops fitting in an \
-                     integer, the delay is simply the cap: use checked or saturating arithmetic"
-                );
+                let advice = if message.contains("float") {
+                    "A float grows to infinity, which no Duration holds: compute in integer \
+                     nanoseconds, with checked or saturating arithmetic"
+                } else {
+                    "Past the point where base · factor^retry stops fitting in an integer, the \
+                     delay is simply the cap: use checked or saturating arithmetic"
+                };
+                panic!("{message}. {advice}");
             }
         }
         if let Err(message) = try_items(schedule, &setting, 200) {
@@ -104,13 +108,21 @@ fn cap_exact_to_the_nanosecond() {
                 } else {
                     format!("{:?} below it", cap - got)
                 };
+                // An f64 of seconds moves a cap of this size by microseconds at most.
+                let advice = if got.abs_diff(cap) < Duration::from_millis(1) {
+                    "A cap this large (above 2^23 s, about 97 days) has more nanoseconds than an \
+                     f64 number of seconds can hold, so a round trip through \
+                     as_secs_f64/from_secs_f64 (or mul_f64) moves it: compute in integer \
+                     nanoseconds"
+                } else {
+                    "base · factor^retry is far beyond the cap here, so the delay is exactly the \
+                     cap: min(cap, base · factor^retry), with arithmetic that never wraps or cuts \
+                     bits"
+                };
                 assert!(
                     got == cap,
                     "with {}, delay(retry = {retry}) must be the cap, {cap:?}, to the \
-                     nanosecond; yours was {got:?}, {detail}. A cap this large (above 2^23 s, about \
-                     97 days) has more nanoseconds than an f64 number of seconds can hold, so a round \
-                     trip through as_secs_f64/from_secs_f64 (or mul_f64) moves it: compute in \
-                     integer nanoseconds",
+                     nanosecond; yours was {got:?}, {detail}. {advice}",
                     setting.exact(),
                 );
             }

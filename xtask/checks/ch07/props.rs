@@ -222,12 +222,20 @@ fn exact_integer_steps() {
             let stepped = now.as_nanos().saturating_mul(u128::from(setting.factor));
             let wanted = from_nanos(stepped.min(setting.cap.as_nanos()));
             if then != wanted {
+                let off = then.abs_diff(wanted);
+                // f64 seconds lose nanoseconds, a few microseconds at most for any Duration
+                // below 2^64 s; a wrong formula is off by far more.
+                let advice =
+                    if off < Duration::from_millis(1) && wanted > Duration::from_secs(1 << 23) {
+                        ". Integer nanoseconds (u128) are exact; f64 seconds are not, past 2^23 s \
+                     (about 97 days)"
+                    } else {
+                        ""
+                    };
                 return Err(format!(
                     "delay({retry}) = {now:?}, so delay({next}) must be min(cap, {now:?} · {}) = \
-                     {wanted:?}; yours was {then:?}, off by {:?}. Integer nanoseconds (u128) are \
-                     exact; f64 seconds are not, past 2^23 s (about 97 days)",
+                     {wanted:?}; yours was {then:?}, off by {off:?}{advice}",
                     setting.factor,
-                    then.abs_diff(wanted),
                 ));
             }
             Ok(())

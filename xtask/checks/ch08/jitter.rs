@@ -199,10 +199,12 @@ fn reaches_ceiling() {
             // One seeded stream per setting and attempt: 200 draws from it are as good a sample
             // as 200 seeds, and seeding a generator costs more than a draw.
             let mut rng = seeded(setting * 1_000 + u64::from(attempt));
-            let draws: Vec<f64> = (0..200)
-                .map(|_| {
-                    draw_with(attempt, base, cap, &mut rng).as_secs_f64() / limit.as_secs_f64()
-                })
+            let delays: Vec<Duration> = (0..200)
+                .map(|_| draw_with(attempt, base, cap, &mut rng))
+                .collect();
+            let draws: Vec<f64> = delays
+                .iter()
+                .map(|delay| delay.as_secs_f64() / limit.as_secs_f64())
                 .collect();
             let mean = draws.iter().sum::<f64>() / draws.len() as f64;
             let low = draws.iter().copied().fold(f64::INFINITY, f64::min);
@@ -213,7 +215,7 @@ fn reaches_ceiling() {
                 "with base = {}, cap = {}, the ceiling before attempt {attempt} is \
                  min(cap, base·2^{attempt}) = {}, and 200 seeded draws should spread over all of \
                  [0, {}]: smallest below {}, largest above {} (and never above the ceiling), mean \
-                 near {}; yours ranged from {} to {} with mean {}",
+                 near {}; yours ranged from {} to {} with mean {}.{}",
                 ns(base),
                 ns(cap),
                 ns(limit),
@@ -224,9 +226,74 @@ fn reaches_ceiling() {
                 at(low),
                 at(high),
                 at(mean),
+                spread_cause(base, cap, limit, &delays),
             );
         }
     }
+}
+
+/// The likely cause of draws that do not cover `[0, limit]`, judged from their shape; empty when
+/// the shape matches none of the page's pitfalls.
+fn spread_cause(base: Duration, cap: Duration, limit: Duration, delays: &[Duration]) -> String {
+    let (Some(&smallest), Some(&largest)) = (delays.iter().min(), delays.iter().max()) else {
+        return String::new();
+    };
+    let limit_ns = limit.as_nanos();
+    // The largest of 200 draws below `ceiling` lies in [0.85, 1] of it but for 1 in 10^14.
+    let near = |ceiling: u128| {
+        let largest = largest.as_nanos();
+        largest <= ceiling && largest >= ceiling / 20 * 17
+    };
+    if largest > limit {
+        if limit < cap && near(cap.as_nanos()) {
+            return format!(" Your draws reach toward the cap. {}", CAP_TOO_EARLY);
+        }
+        if let Some(k) = (1..=64u32).find(|k| near(limit_ns.saturating_mul(1 << k))) {
+            return format!(
+                " Your largest draw is near 2^{k} times the ceiling. {}",
+                too_high(k)
+            );
+        }
+        return format!(" {ABOVE}");
+    }
+    if limit_ns > u128::from(u64::MAX) && near(limit_ns % (1 << 64)) {
+        return " Your draws stop just below the ceiling's nanoseconds cut to their low 64 bits: \
+                see \"Nanoseconds turned back with `as u64` or `Duration::from_nanos`\" (§8.10)"
+            .to_owned();
+    }
+    if limit_ns > u128::from(u64::MAX) && near(u128::from(u64::MAX)) {
+        return " Your draws stop just below u64::MAX nanoseconds (about 584 years): a ceiling \
+                held in a u64 of nanoseconds stops there, below this cap. Compute in u128 \
+                nanoseconds (§8.6)"
+            .to_owned();
+    }
+    if limit == cap && base < cap {
+        // The largest base·2^k not above the cap: where an exponent capped at log2(cap / base)
+        // stops.
+        let mut stop = base.as_nanos();
+        while stop * 2 <= cap.as_nanos() {
+            stop *= 2;
+        }
+        if stop < limit_ns && near(stop) {
+            return " Your draws stop at the last base·2^k below the cap: see \"The cap applied \
+                    to the exponent\" (§8.10): cap the delay, not the exponent"
+                .to_owned();
+        }
+    }
+    if let Some(k) = (1..=40u32).find(|k| near(limit_ns >> k)) {
+        return format!(
+            " Your largest draw is near the ceiling divided by 2^{k}: a ceiling that stopped \
+             doubling {k} step(s) short, from an exponent held below attempt (a narrow factor \
+             type, an exponent \"capped to be safe\") or counted one late; attempt 0 has the \
+             ceiling base (§8.3, §8.6)"
+        );
+    }
+    if smallest >= limit / 2 - limit / 20 {
+        return " No draw came below half the ceiling: see \"Equal jitter mistaken for full \
+                jitter\" (§8.10): the range starts at zero"
+            .to_owned();
+    }
+    String::new()
 }
 
 #[test]
@@ -386,16 +453,141 @@ fn never_above_exact_ceiling() {
                 delay <= limit,
                 "full_jitter(attempt = {attempt}, base = {}, cap = {}) must never exceed \
                  min(cap, base·2^{attempt}) = {} s exactly; with a generator that always answers \
-                 its largest number, yours returned {} s, {} ns above it. Compute the ceiling in \
-                 integer nanoseconds: this far out, a float is a nanosecond or more off",
+                 its largest number, yours returned {} s, {} ns above it. {}",
                 show(base),
                 show(cap),
                 exact_seconds(limit),
                 exact_seconds(delay),
                 delay.as_nanos() - limit.as_nanos(),
+                above_ceiling_cause(cap, limit, delay),
             );
         }
     }
+}
+
+#[test]
+fn largest_draw_reaches_exact_ceiling() {
+    // "Never below min(cap, base · 2^attempt) because of arithmetic": the generator's largest
+    // number asks for the top of the range, so the draw shows the ceiling the code computed. An
+    // inclusive integer draw returns the ceiling itself; a float fraction of it can fall a few
+    // units of its last place short (about 2^-52 of it), which the margin of 2^-40 allows. A
+    // ceiling cut by its arithmetic falls far shorter: seconds split off with a wrong divisor
+    // lose a nanosecond per second (10^-9 of it), a ceiling through f32 or whole milliseconds more.
+    let settings = [
+        (100 * MS, Duration::from_secs(10_000_000_000), 26..=33),
+        (
+            Duration::from_nanos(1),
+            Duration::from_secs(1_000_000),
+            30..=49,
+        ),
+        (
+            Duration::from_nanos(999_999_999),
+            Duration::from_secs(1_000_000_000),
+            0..=40,
+        ),
+    ];
+    for (base, cap, attempts) in settings {
+        for attempt in attempts {
+            let limit = ceiling(attempt, base, cap);
+            let delay = catch(|| full_jitter(attempt, base, cap, &mut LargestDraw)).unwrap_or_else(
+                |message| {
+                    panic!(
+                        "full_jitter(attempt = {attempt}, base = {}, cap = {}) panicked: {message}",
+                        show(base),
+                        show(cap)
+                    )
+                },
+            );
+            let margin = limit.as_nanos() >> 40;
+            assert!(
+                delay.as_nanos() + margin >= limit.as_nanos(),
+                "full_jitter(attempt = {attempt}, base = {}, cap = {}) draws from [0, {} s]; with \
+                 a generator that always answers its largest number it should return the top of \
+                 that range, but yours returned {} s, {} ns short of it: the ceiling your code \
+                 computed is below min(cap, base·2^{attempt}).{}",
+                show(base),
+                show(cap),
+                exact_seconds(limit),
+                exact_seconds(delay),
+                limit.as_nanos().saturating_sub(delay.as_nanos()),
+                below_ceiling_cause(limit, delay),
+            );
+        }
+    }
+}
+
+/// The likely cause of a top draw `delay` below the exact ceiling `limit`, judged from the size
+/// of the shortfall; empty when no pitfall of the page fits.
+fn below_ceiling_cause(limit: Duration, delay: Duration) -> String {
+    let short = limit.as_nanos() - delay.as_nanos();
+    let seconds = limit.as_nanos() / 1_000_000_000;
+    if seconds > 0 && short.abs_diff(seconds) <= seconds / 10 {
+        return " About a nanosecond short for every second: the nanoseconds were split into \
+                seconds with a wrong divisor. Whole seconds are the u128 divided by \
+                1_000_000_000, the rest are the nanoseconds (§8.6)"
+            .to_owned();
+    }
+    if let Some(k) = (1..=64u32).find(|k| {
+        let target = limit.as_nanos() >> k;
+        delay.as_nanos() <= target && delay.as_nanos() >= target - (target >> 20)
+    }) {
+        return format!(
+            " Your ceiling is the exact one divided by 2^{k}: an exponent {k} short (§8.3, §8.6)"
+        );
+    }
+    if !delay.is_zero() && delay.subsec_nanos() % 1_000_000 == 0 {
+        return " Your ceiling is a whole number of milliseconds: keep every nanosecond, as \
+                Duration and u128 do (§8.3)"
+            .to_owned();
+    }
+    String::new()
+}
+
+/// The likely cause of a `delay` above the exact ceiling `limit`, judged from how far above it is.
+///
+/// Each answer names the matching pitfall of the page (§8.6, §8.10): a float's rounding (a few
+/// nanoseconds in 10^16), the cap taken too early (the delay is the cap itself), an exponent too high
+/// (a power of two times the ceiling); anything else gets no guess.
+pub fn above_ceiling_cause(cap: Duration, limit: Duration, delay: Duration) -> String {
+    let (limit_ns, delay_ns) = (limit.as_nanos(), delay.as_nanos());
+    let excess = delay_ns - limit_ns;
+    // f64 keeps 53 bits: a ceiling of 10^16 ns computed in floats is off by a few nanoseconds,
+    // a few units in its last place, far below 2^-48 of itself.
+    if excess <= (limit_ns >> 48).max(1) {
+        return "An excess this small, against a ceiling this large, is a float's rounding: see \
+                \"The ceiling computed in floating point\" (§8.10) and compute it in integer \
+                nanoseconds (§8.6)"
+            .to_owned();
+    }
+    if delay == cap && limit < cap {
+        return format!("That is the cap itself. {CAP_TOO_EARLY}");
+    }
+    let doublings = (1..=64u32).find(|k| {
+        let target = limit_ns << k;
+        limit_ns > 0 && target >> k == limit_ns && delay_ns.abs_diff(target) <= target / 1_000
+    });
+    match doublings {
+        Some(k) => format!("That is 2^{k} times the ceiling. {}", too_high(k)),
+        None => ABOVE.to_owned(),
+    }
+}
+
+/// The ceiling taken to be the cap while `base · 2^attempt` is still below it.
+const CAP_TOO_EARLY: &str = "Your ceiling fell back to the cap while base·2^attempt is still \
+     below it. A factor that no longer fits a narrow integer (a u32 2^attempt from attempt 32 on) \
+     does not mean the product is above the cap: see \"A u32 factor answering the cap\" (§8.10) \
+     and compute in u128 nanoseconds (§8.6)";
+
+/// A draw above the ceiling that no pitfall explains.
+const ABOVE: &str =
+    "Draw below the exact ceiling min(cap, base·2^attempt), never around or above it (§8.10)";
+
+/// An exponent `k` too high.
+fn too_high(k: u32) -> String {
+    format!(
+        "Your exponent is {k} too high: the sleep before the first retry uses attempt = 0, a \
+         ceiling of base·2^0 = base (§8.3)"
+    )
 }
 
 /// Seconds with all nine decimals: `13421772.800000000`.

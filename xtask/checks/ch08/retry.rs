@@ -188,10 +188,19 @@ async fn delays_follow_full_jitter() {
         let limit = ceiling(retry as u32, base, cap);
         let low = delays.iter().copied().min().unwrap_or_default();
         let high = delays.iter().copied().max().unwrap_or_default();
+        let advice = if high < limit * 4 / 5 && high <= limit / 2 {
+            "your sleeps never come near the ceiling: the sleep before retry r uses attempt = r, \
+             counted from 0, with the base and cap you were given"
+        } else if low > limit / 5 {
+            "no short sleep ever came: a full-jitter sleep is drawn from zero up, not around or \
+             above a fixed part"
+        } else {
+            "each sleep is one full_jitter(r, base, cap, rng) draw, used as it is"
+        };
         assert!(
             low <= limit / 5 && high >= limit * 4 / 5,
             "over 300 seeded runs the sleep before retry {} should range across [0, {}]; yours \
-             ranged only from {} to {}: draw each sleep with full_jitter",
+             ranged only from {} to {}: {advice}",
             retry + 1,
             show(limit),
             show(low),
@@ -383,13 +392,43 @@ async fn one_draw_per_sleep() {
             }
             let service = Recorder::failing_first(failures);
             let result = retry_with_backoff(|| service.call(), attempts, base, cap, &mut rng).await;
-            assert!(
-                rng.next_u64() == replay.next_u64(),
+            let left_at = rng.next_u64();
+            if left_at == replay.next_u64() {
+                continue;
+            }
+            // How many full_jitter draws (of retry 0, 1, …) leave a fresh generator where the
+            // learner's loop left it, if any count up to five does.
+            let drawn = (0..=5u32).find(|draws| {
+                let mut fresh = seeded(seed);
+                for retry in 0..*draws {
+                    full_jitter(retry, base, cap, &mut fresh);
+                }
+                fresh.next_u64() == left_at
+            });
+            let advice = match drawn {
+                Some(drawn) if drawn > sleeps + 1 => format!(
+                    "yours left it where {drawn} draws do: more than one draw per sleep. See \
+                     \"One delay drawn to log and another to sleep\" (§8.10): one draw, used \
+                     for both"
+                ),
+                Some(drawn) if drawn > sleeps => format!(
+                    "yours left it where {drawn} draws do: a delay drawn for a call that never \
+                     came. Decide whether another call follows before drawing its delay"
+                ),
+                Some(drawn) => format!(
+                    "yours left it where {drawn} draw(s) do: a sleep without a fresh draw from \
+                     the generator you were given. Each sleep is one full_jitter(r, …) call with \
+                     that rng"
+                ),
+                None => "yours left it where no count of full_jitter calls does: the loop draws \
+                         from the generator some other way (a draw of its own, a second draw to \
+                         log, a generator of its own). One full_jitter call per sleep, nothing else"
+                    .to_owned(),
+            };
+            panic!(
                 "a service that {} and attempts = {attempts} make {sleeps} sleep(s), so the loop \
                  should draw from the generator exactly {sleeps} time(s), one full_jitter per \
-                 sleep; after your loop returned {result:?}, the generator was not where {sleeps} \
-                 call(s) of your own full_jitter leave it. Decide whether another call follows \
-                 before drawing its delay",
+                 sleep; after your loop returned {result:?}, {advice}",
                 if failures == u32::MAX {
                     "always fails".to_string()
                 } else {

@@ -130,12 +130,20 @@ fn spread() {
         let high = fractions.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let ms =
             |fraction: f64| format!("{:.1} ms", ((t / 2).as_secs_f64() + fraction * half) * 1e3);
+        let advice = if low >= 0.9 {
+            "Every delay sits at t: the random part is missing. Keep t/2 and add a draw from \
+             [0, t - t/2]"
+        } else if high <= 0.1 {
+            "Every delay sits at t/2: the random part is missing or always zero. Add a draw from \
+             [0, t - t/2]"
+        } else {
+            "Draw the random part uniformly over the whole of [0, t - t/2]"
+        };
         assert!(
             (0.4..=0.6).contains(&mean) && low <= 0.1 && high >= 0.9,
             "across 400 seeds, the delay before retry {attempt} (base = 10 ms, cap = 1 s, so \
              t = {}) should spread evenly over [{}, {}]: mean near {}, smallest below {}, \
-             largest above {}; yours had mean {}, smallest {}, largest {}. Draw the random half \
-             afresh for every delay",
+             largest above {}; yours had mean {}, smallest {}, largest {}. {advice}",
             show(t),
             show(t / 2),
             show(t),
@@ -304,12 +312,16 @@ fn spread_at_cap() {
              still drawn afresh from [500 ms, 1 s]: across 200 seeds the delay before retry \
              {attempt} should average near 750 ms, range from below 575 ms to above 925 ms, and \
              sit exactly on the cap almost never; yours averaged {}, ranged from {} to {}, and was \
-             exactly 1 s in {on_cap} of {} runs. Split the capped t, not the uncapped \
-             exponential",
+             exactly 1 s in {on_cap} of {} runs. {}",
             ms(mean),
             ms(low),
             ms(high),
             at.len(),
+            if on_cap > 10 {
+                "Split the capped t, not the uncapped exponential"
+            } else {
+                "Draw the random part uniformly over [0, t - t/2] for every delay, at the cap too"
+            },
         );
     }
 }
