@@ -286,6 +286,7 @@ impl Lab {
         }
     }
 
+    // ANCHOR: server_loop
     /// The client of a shed request receives its overload answer, classifies it as transient,
     /// and retries at once if it is still waiting for that attempt.
     fn answer(&mut self, answer: Overloaded, now: Time) {
@@ -325,4 +326,5 @@ impl Lab {
             }
         }
     }
+    // ANCHOR_END: server_loop
 }
