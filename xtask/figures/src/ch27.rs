@@ -156,7 +156,7 @@ fn goodput(runs: &[(Setup, Vec<Second>)]) -> Figure {
         ),
     ))
     .column(column)
-    .panel_height(210.0);
+    .panel_height(320.0);
     Figure::new("ch27-goodput", grid.svg())
 }
 
