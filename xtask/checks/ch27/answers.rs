@@ -152,13 +152,19 @@ fn every_request_is_answered_exactly_once() {
             .copied()
             .filter(|id| !pushed.contains(id))
             .collect();
+        // The pitfall that fits what went wrong: an answer missing, or one too many.
+        let pitfall = if lost.is_empty() && len(&queue) == 0 {
+            "answered twice"
+        } else {
+            "dropped silently"
+        };
         assert!(
             lost.is_empty() && twice.is_empty() && strangers.is_empty() && len(&queue) == 0,
             "workload {run} ({config:?}, {} pushes, then next until the queue empties): every \
              request must be answered exactly once, refused by push, served by next, or \
              answered in next's shed list. Never answered: {lost:?}; answered more than once \
              (id, times): {twice:?}; answers to ids never pushed: {strangers:?}; still queued at \
-             the end: {} (see pitfall \"dropped silently\")",
+             the end: {} (see pitfall \"{pitfall}\")",
             pushed.len(),
             len(&queue)
         );

@@ -45,8 +45,9 @@ fn the_rules_bring_goodput_back_after_the_trigger() {
              after the trigger it served {soon_after:.0} calls a second in time, and over the \
              last {JUDGED} s {goodput:.0} a second of the {offered:.0} started. It should \
              recover: at least 90 % of the calls started served in time at the end, and most of \
-             them within 10 s of the trigger (see pitfall \"LIFO for ever\" and the phase \
-             diagram of section 27.8)",
+             them within 10 s of the trigger. If the other checks pass, look for a request both \
+             served and answered, or served from the wrong end (see pitfalls \"Dropped \
+             silently\" and \"LIFO that pops the wrong end\")",
             load * 100.0
         );
     }
