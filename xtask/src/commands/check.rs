@@ -95,6 +95,10 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     };
     let report = grader.grade(chapter, &target)?;
     crate::timings::phase("graded");
+    // Saved before anything is printed: a reader that stops early (`| head`) loses no progress.
+    if target == Target::Exercise {
+        Progress::record(&workbook, chapter, &report)?;
+    }
     match args.format {
         Format::Text => {
             print!("{}", report::render_text(&report, style));
@@ -102,10 +106,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         }
         Format::Json => println!("{}", report::render_json(&report)),
     }
-    if target == Target::Exercise {
-        Progress::record(&workbook, chapter, &report)?;
-    }
-    crate::timings::phase("report printed, progress saved");
+    crate::timings::phase("progress saved, report printed");
     Ok(if report.passed {
         ExitCode::SUCCESS
     } else {
