@@ -86,6 +86,14 @@ fn main() -> ExitCode {
         fast_path::set_up();
     }
     timings::phase("arguments read, fast way set up");
+    // Check and watch say it themselves, of every chapter but theirs.
+    let learners = matches!(
+        cli.command,
+        Command::Hint(_) | Command::List(_) | Command::Solution(_) | Command::Book(_)
+    );
+    if let (true, Ok(workbook)) = (learners, workbook::Workbook::load()) {
+        commands::reset::warn_of_broken_manifests(&workbook, None);
+    }
     let result = match std::panic::catch_unwind(AssertUnwindSafe(|| run(cli.command))) {
         Ok(result) => result,
         // A reader that went away took the rest of the output with it: nothing to say.

@@ -10,10 +10,10 @@ use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, SystemTime};
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 use clap::Args;
 
-use crate::commands::{hint, list};
+use crate::commands::{check, hint, list, reset};
 use crate::grading::{Grader, Target};
 use crate::harness::BuildOptions;
 use crate::progress::Progress;
@@ -122,8 +122,13 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str)
         },
         ..Grader::new(workbook)
     };
-    match grader.grade(chapter, &Target::Exercise) {
+    let result = match reset::broken_manifest(workbook, chapter) {
+        Some(broken) => Err(anyhow!("{} cannot be graded: {broken}", chapter.id)),
+        None => grader.grade(chapter, &Target::Exercise),
+    };
+    match result {
         Ok(result) => {
+            print!("{}", check::departures(&grader, chapter, style));
             print!("{}", report::render_text(&result, style));
             if let Err(error) = Progress::record(workbook, chapter, &result) {
                 eprintln!("note: progress not saved: {error:#}");
