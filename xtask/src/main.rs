@@ -93,6 +93,7 @@ fn main() -> ExitCode {
     );
     if let (true, Ok(workbook)) = (learners, workbook::Workbook::load()) {
         commands::reset::warn_of_broken_manifests(&workbook, None);
+        timings::phase("exercise manifests read");
     }
     let result = match std::panic::catch_unwind(AssertUnwindSafe(|| run(cli.command))) {
         Ok(result) => result,

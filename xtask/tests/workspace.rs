@@ -351,6 +351,18 @@ fn a_compile_error_in_the_learners_visible_tests_is_theirs_and_told_once() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A scratch folder for one test, and where in it a copy of the workbook goes.
+fn scratch_copy(name: &str) -> (PathBuf, PathBuf) {
+    let base = scratch(name);
+    let copy = base.join(format!("{name}-{}", std::process::id()));
+    (base, copy)
+}
+
+fn clean_up(base: &Path, copy: &Path) {
+    let _ = std::fs::remove_dir_all(base);
+    forget_work_dirs(&[copy]);
+}
+
 /// A copy of the workbook at `copy` in a git repository whose first commit is the workbook as
 /// shipped (`reset` reads the shipped files from git's history).
 fn shipped_repository(copy: &Path) {
@@ -381,8 +393,7 @@ fn text(output: &Output) -> (String, String) {
 
 #[test]
 fn check_names_missing_shipped_files_and_reset_restores_one_file() {
-    let base = scratch("missing");
-    let copy = base.join(format!("missing-{}", std::process::id()));
+    let (base, copy) = scratch_copy("missing");
     shipped_repository(&copy);
     let state = base.join("state");
     let exercise = copy.join("exercises/ch08-full-jitter");
@@ -440,14 +451,12 @@ fn check_names_missing_shipped_files_and_reset_restores_one_file() {
         run("sh", &["-c", command], &copy);
         assert_eq!(std::fs::read_to_string(&lib).unwrap(), mine, "{command}");
     }
-    let _ = std::fs::remove_dir_all(&base);
-    forget_work_dirs(&[&copy]);
+    clean_up(&base, &copy);
 }
 
 #[test]
 fn a_broken_exercise_manifest_is_named_and_reset_restores_it() {
-    let base = scratch("manifest");
-    let copy = base.join(format!("manifest-{}", std::process::id()));
+    let (base, copy) = scratch_copy("manifest");
     shipped_repository(&copy);
     let state = base.join("state");
     let manifest = copy.join("exercises/ch01-strong-medicine/Cargo.toml");
@@ -477,8 +486,7 @@ fn a_broken_exercise_manifest_is_named_and_reset_restores_it() {
     assert_eq!(std::fs::read_to_string(&manifest).unwrap(), shipped);
     let (_, errors) = text(&xtask_in(&copy, &["list"], &state));
     assert_eq!(errors, "", "restored, nothing to warn of");
-    let _ = std::fs::remove_dir_all(&base);
-    forget_work_dirs(&[&copy]);
+    clean_up(&base, &copy);
 }
 
 #[test]
@@ -486,8 +494,7 @@ fn watch_keeps_watching_when_its_input_is_not_a_terminal() {
     use std::io::BufRead;
     use std::sync::mpsc;
 
-    let base = scratch("watch");
-    let copy = base.join(format!("watch-{}", std::process::id()));
+    let (base, copy) = scratch_copy("watch");
     copy_of_the_workbook(&copy);
     let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(["watch", "ch01"])
@@ -533,6 +540,5 @@ fn watch_keeps_watching_when_its_input_is_not_a_terminal() {
         second.is_some(),
         "an edit after the first check is checked: watch did not stop at the end of its input"
     );
-    let _ = std::fs::remove_dir_all(&base);
-    forget_work_dirs(&[&copy]);
+    clean_up(&base, &copy);
 }

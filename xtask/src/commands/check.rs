@@ -8,7 +8,6 @@ use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
 use crate::commands::reset;
-
 use crate::grading::{self, Grader, Report, Target};
 use crate::harness::BuildOptions;
 use crate::progress::Progress;
@@ -103,9 +102,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     };
     let report = grader.grade(chapter, &target)?;
     crate::timings::phase("graded");
-    // Saved before anything is printed: a reader that stops early (`| head`) loses no progress.
-    if target == Target::Exercise {
-        Progress::record(&workbook, chapter, &report)?;
+    // Saved before anything is printed: a reader that stops early (`| head`) loses no progress,
+    // and a save that fails does not hide the report.
+    if target == Target::Exercise
+        && let Err(error) = Progress::record(&workbook, chapter, &report)
+    {
+        eprintln!("note: progress not saved: {error:#}");
     }
     match args.format {
         Format::Text => {

@@ -50,7 +50,14 @@ pub fn warn_of_broken_manifests(workbook: &Workbook, except: Option<&Chapter>) {
 
 /// What is wrong with `chapter`'s exercise manifest when it is not TOML, and how to restore it.
 pub fn broken_manifest(workbook: &Workbook, chapter: &Chapter) -> Option<String> {
-    let manifest = workbook.exercise_dir(chapter).join("Cargo.toml");
+    let exercise = workbook.exercise_dir(chapter);
+    // The shipped manifest is sound, and comparing is cheaper than parsing: only a changed
+    // manifest is read as TOML.
+    let shipped = Shipped::load(workbook, chapter);
+    if shipped.is_ok_and(|shipped| shipped.is_as_shipped(&exercise, "Cargo.toml")) {
+        return None;
+    }
+    let manifest = exercise.join("Cargo.toml");
     let error = crate::manifest_toml::syntax_error(&manifest)?;
     Some(format!(
         "{} is broken ({error}): `{}` restores the shipped one (yours is backed up first)",
