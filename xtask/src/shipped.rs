@@ -349,6 +349,42 @@ mod tests {
     }
 
     #[test]
+    fn departures_are_missing_files_and_changed_given_ones_never_the_learners_own() {
+        let dir = crate::util::scratch_dir("departures");
+        let checks = crate::workbook::workspace_root()
+            .unwrap()
+            .join("xtask/checks/ch08");
+        let rubric = Rubric::load(&checks).unwrap();
+        assert!(rubric.given.contains(&"src/stubs.rs".to_owned()));
+        let files = ["Cargo.toml", "src/lib.rs", "src/stubs.rs", "tests/visible.rs"];
+        // Each shipped file holds its own name.
+        let shipped = Shipped {
+            files: files
+                .iter()
+                .map(|file| ((*file).to_owned(), blob_id(file.as_bytes())))
+                .collect(),
+        };
+        for file in files {
+            std::fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
+            std::fs::write(dir.join(file), file).unwrap();
+        }
+        assert_eq!(shipped.departures(&dir, &rubric), []);
+        std::fs::write(dir.join("src/lib.rs"), "my work").unwrap();
+        std::fs::write(dir.join("tests/visible.rs"), "my own tests").unwrap();
+        std::fs::write(dir.join("src/stubs.rs"), "an edit").unwrap();
+        std::fs::remove_file(dir.join("Cargo.toml")).unwrap();
+        let departures = shipped.departures(&dir, &rubric);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(
+            departures,
+            [
+                ("Cargo.toml".to_owned(), Departure::Missing),
+                ("src/stubs.rs".to_owned(), Departure::Changed)
+            ]
+        );
+    }
+
+    #[test]
     fn sha1_matches_fips_vectors_across_block_boundaries() {
         let hex = |d: [u8; 20]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
         assert_eq!(
