@@ -356,7 +356,12 @@ mod tests {
             .join("xtask/checks/ch08");
         let rubric = Rubric::load(&checks).unwrap();
         assert!(rubric.given.contains(&"src/stubs.rs".to_owned()));
-        let files = ["Cargo.toml", "src/lib.rs", "src/stubs.rs", "tests/visible.rs"];
+        let files = [
+            "Cargo.toml",
+            "src/lib.rs",
+            "src/stubs.rs",
+            "tests/visible.rs",
+        ];
         // Each shipped file holds its own name.
         let shipped = Shipped {
             files: files

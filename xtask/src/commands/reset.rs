@@ -112,6 +112,7 @@ fn reset_files(
         .iter()
         .map(|file| exercise_file(workbook, chapter, shipped, file))
         .collect::<Result<_>>()?;
+    files.sort();
     files.dedup();
     // Read every shipped text first, so a missing one changes nothing.
     let mut restores = Vec::new();
