@@ -36,6 +36,8 @@ mod tools;
 mod util;
 mod workbook;
 
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -78,12 +80,41 @@ fn main() -> ExitCode {
     if let Some(code) = rustc_replay::run_as_wrapper() {
         return code;
     }
+    term::quiet_when_stdout_closes();
     let cli = Cli::parse();
     if !matches!(cli.command, Command::BookPreprocess(_)) {
         fast_path::set_up();
     }
     timings::phase("arguments read, fast way set up");
-    let result = match cli.command {
+    // Check and watch say it themselves, of every chapter but theirs.
+    let learners = matches!(
+        cli.command,
+        Command::Hint(_) | Command::List(_) | Command::Solution(_) | Command::Book(_)
+    );
+    if let (true, Ok(workbook)) = (learners, workbook::Workbook::load()) {
+        commands::reset::warn_of_broken_manifests(&workbook, None);
+        timings::phase("exercise manifests read");
+    }
+    let result = match std::panic::catch_unwind(AssertUnwindSafe(|| run(cli.command))) {
+        Ok(result) => result,
+        // A reader that went away took the rest of the output with it: nothing to say.
+        Err(panic) if panic_message(&*panic).is_some_and(term::is_closed_stdout) => {
+            return ExitCode::SUCCESS;
+        }
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) if closed_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
         Command::Check(args) => commands::check::run(args),
         Command::Watch(args) => commands::watch::run(args),
         Command::Hint(args) => commands::hint::run(args),
@@ -100,12 +131,21 @@ fn main() -> ExitCode {
         Command::Sweep(args) => commands::sweep::run(args),
         Command::Ci(args) => commands::ci::run(args),
         Command::BookPreprocess(args) => commands::preprocess::run(args),
-    };
-    match result {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("error: {error:#}");
-            ExitCode::from(2)
-        }
     }
+}
+
+/// The text a panic was raised with.
+fn panic_message(payload: &(dyn Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+}
+
+/// Whether `error` comes from writing to a pipe whose reader is gone.
+fn closed_pipe(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<std::io::Error>())
+        .any(term::is_closed_pipe)
 }

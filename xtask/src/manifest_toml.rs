@@ -6,6 +6,21 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use toml::{Table, Value};
 
+/// Why the manifest at `path` is not TOML, in one line (`line 12: key with no value, expected
+/// `=``); None when it parses, or cannot be read.
+pub fn syntax_error(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let error = toml::from_str::<Table>(&text).err()?;
+    let message = error.message().trim().replace('\n', " ");
+    Some(match error.span() {
+        Some(span) => format!(
+            "line {}: {message}",
+            text[..span.start.min(text.len())].matches('\n').count() + 1
+        ),
+        None => message,
+    })
+}
+
 /// A parsed `Cargo.toml` and the folder it came from.
 pub struct CrateManifest {
     pub dir: PathBuf,

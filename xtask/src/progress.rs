@@ -2,12 +2,15 @@
 //! or corrupt file is rebuilt from scratch; it only ever holds what the learner earned.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::grading::Report;
+use crate::shipped::Shipped;
+use crate::util::stable_hash;
 use crate::workbook::{Chapter, Workbook};
 
 /// Progress in every chapter the learner has touched.
@@ -29,6 +32,53 @@ pub struct ChapterProgress {
     /// How many hints the learner has seen.
     #[serde(default)]
     pub hints_seen: usize,
+    /// When the exercise last passed, in seconds since 1970.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_at: Option<u64>,
+    /// The [`fingerprint`] of the exercise's files when it last passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_fingerprint: Option<String>,
+    /// The last check's result, pass or not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_check: Option<LastCheck>,
+}
+
+/// One check's result, as the list shows it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LastCheck {
+    /// In seconds since 1970.
+    pub at: u64,
+    pub score: u32,
+    pub max_score: u32,
+    pub passed: bool,
+}
+
+impl ChapterProgress {
+    /// Whether the exercise's files are no longer those it last passed with (false when it
+    /// never passed, or passed before the grader kept fingerprints).
+    pub fn changed_since_pass(&self, exercise: &Path) -> bool {
+        self.passed_fingerprint
+            .as_ref()
+            .is_some_and(|at_pass| fingerprint(exercise).as_ref() != Some(at_pass))
+    }
+}
+
+/// A digest of the name and text of every file of the exercise at `dir` (build output left
+/// out): it changes with any edit, and only with one.
+pub fn fingerprint(dir: &Path) -> Option<String> {
+    let files = Shipped::of_folder(dir).ok()?.files;
+    let listing: String = files
+        .iter()
+        .map(|(file, id)| format!("{id} {file}\n"))
+        .collect();
+    Some(format!("{:016x}", stable_hash(&listing)))
+}
+
+/// Now, in seconds since 1970.
+pub fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
 }
 
 /// A folder for `progress.json` in place of `.workbook/` (tests and the bench use it to keep the
@@ -76,9 +126,20 @@ impl Progress {
     pub fn record(workbook: &Workbook, chapter: &Chapter, report: &Report) -> Result<()> {
         let mut progress = Self::load(workbook);
         let entry = progress.chapter(&chapter.id);
+        let at = now();
         entry.passed |= report.passed;
         entry.best_score = entry.best_score.max(report.score);
         entry.max_score = report.max_score;
+        if report.passed {
+            entry.passed_at = Some(at);
+            entry.passed_fingerprint = fingerprint(&workbook.exercise_dir(chapter));
+        }
+        entry.last_check = Some(LastCheck {
+            at,
+            score: report.score,
+            max_score: report.max_score,
+            passed: report.passed,
+        });
         progress.save(workbook)
     }
 

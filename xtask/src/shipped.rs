@@ -12,7 +12,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::workbook::{Chapter, Workbook};
+use crate::workbook::{Chapter, Rubric, Workbook};
 
 /// One chapter's shipped exercise: relative path → git blob id.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -91,7 +91,51 @@ impl Shipped {
     }
 }
 
+/// How a file of an exercise departs from the shipped exercise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Departure {
+    /// A shipped file that is not there.
+    Missing,
+    /// A file whose text is not the shipped one (or that was not shipped at all).
+    Changed,
+}
+
 impl Shipped {
+    /// The files a learner leaves as they were shipped: the manifest, a build script (none is
+    /// shipped, so any is an addition), the rubric's given files, and with `tests` the visible
+    /// tests (a learner may add their own tests; a submission is graded with the shipped ones).
+    pub fn protected(&self, rubric: &Rubric, tests: bool) -> Vec<String> {
+        let mut protected = vec!["Cargo.toml".to_owned(), "build.rs".to_owned()];
+        protected.extend(rubric.given.iter().cloned());
+        if tests {
+            protected.extend(
+                self.files
+                    .keys()
+                    .filter(|file| file.starts_with("tests/"))
+                    .cloned(),
+            );
+        }
+        protected.sort();
+        protected.dedup();
+        protected
+    }
+
+    /// What a learner's exercise at `dir` lacks or changed of the shipped one, by file: every
+    /// shipped file that is missing, and every protected file (visible tests aside) that changed.
+    pub fn departures(&self, dir: &Path, rubric: &Rubric) -> Vec<(String, Departure)> {
+        let missing = self
+            .files
+            .keys()
+            .filter(|file| !dir.join(file).is_file())
+            .map(|file| (file.clone(), Departure::Missing));
+        let changed = self
+            .protected(rubric, false)
+            .into_iter()
+            .filter(|file| dir.join(file).is_file() && !self.is_as_shipped(dir, file))
+            .map(|file| (file, Departure::Changed));
+        missing.chain(changed).collect()
+    }
+
     /// The shipped text of `file` of `chapter`'s exercise: the file as it is when it is as
     /// shipped, else the shipped version from git's history (the learner may have changed it).
     pub fn text(&self, workbook: &Workbook, chapter: &Chapter, file: &str) -> Result<String> {
@@ -178,7 +222,8 @@ pub fn restore(repo: &Path, dir: &Path, shipped: &Shipped) -> Result<Restored> {
     Ok(restored)
 }
 
-fn git_blob(repo: &Path, id: &str, file: &str) -> Result<Vec<u8>> {
+/// The bytes of blob `id` (the shipped `file`) from the history of the repository at `repo`.
+pub fn git_blob(repo: &Path, id: &str, file: &str) -> Result<Vec<u8>> {
     let output = Command::new("git")
         .args(["cat-file", "blob", id])
         .current_dir(repo)
@@ -301,6 +346,47 @@ mod tests {
             "not shipped, yet present"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn departures_are_missing_files_and_changed_given_ones_never_the_learners_own() {
+        let dir = crate::util::scratch_dir("departures");
+        let checks = crate::workbook::workspace_root()
+            .unwrap()
+            .join("xtask/checks/ch08");
+        let rubric = Rubric::load(&checks).unwrap();
+        assert!(rubric.given.contains(&"src/stubs.rs".to_owned()));
+        let files = [
+            "Cargo.toml",
+            "src/lib.rs",
+            "src/stubs.rs",
+            "tests/visible.rs",
+        ];
+        // Each shipped file holds its own name.
+        let shipped = Shipped {
+            files: files
+                .iter()
+                .map(|file| ((*file).to_owned(), blob_id(file.as_bytes())))
+                .collect(),
+        };
+        for file in files {
+            std::fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
+            std::fs::write(dir.join(file), file).unwrap();
+        }
+        assert_eq!(shipped.departures(&dir, &rubric), []);
+        std::fs::write(dir.join("src/lib.rs"), "my work").unwrap();
+        std::fs::write(dir.join("tests/visible.rs"), "my own tests").unwrap();
+        std::fs::write(dir.join("src/stubs.rs"), "an edit").unwrap();
+        std::fs::remove_file(dir.join("Cargo.toml")).unwrap();
+        let departures = shipped.departures(&dir, &rubric);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(
+            departures,
+            [
+                ("Cargo.toml".to_owned(), Departure::Missing),
+                ("src/stubs.rs".to_owned(), Departure::Changed)
+            ]
+        );
     }
 
     #[test]

@@ -45,3 +45,65 @@ impl Style {
         self.paint("2", text)
     }
 }
+
+/// Keeps a closed stdout quiet, as in `cargo xtask list | head`: `print!` panics when the reader
+/// is gone, and this hook says nothing of that panic. On the main thread it unwinds to `main`
+/// (restoring the terminal on the way), which ends with status 0 (see [`is_closed_stdout`]);
+/// any other thread ends the process at once, with status 0. Other panics reach the hook that
+/// was there before.
+pub fn quiet_when_stdout_closes() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !info.payload_as_str().is_some_and(is_closed_stdout) {
+            previous(info);
+        } else if std::thread::current().name() != Some("main") {
+            std::process::exit(0);
+        }
+    }));
+}
+
+/// Whether a panic message is `print!`'s for a stdout whose reader is gone: "failed printing
+/// to stdout: Broken pipe (os error 32)". The error is known by its code, whatever the system's
+/// language made of its text.
+pub fn is_closed_stdout(message: &str) -> bool {
+    let Some(error) = message.strip_prefix("failed printing to stdout: ") else {
+        return false;
+    };
+    let code = error
+        .rsplit_once("(os error ")
+        .and_then(|(_, rest)| rest.strip_suffix(')'))
+        .and_then(|code| code.parse().ok());
+    code.is_some_and(|code| is_closed_pipe(&std::io::Error::from_raw_os_error(code)))
+}
+
+/// Whether `error` says the reader of a pipe is gone.
+pub fn is_closed_pipe(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::BrokenPipe
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_closed_stdout;
+
+    #[test]
+    fn a_closed_stdout_is_known_by_its_error_code() {
+        // The system's own broken-pipe error, as `print!` reports it (32 on Unix, 232 on Windows).
+        let broken = (1..300)
+            .map(std::io::Error::from_raw_os_error)
+            .find(|error| error.kind() == std::io::ErrorKind::BrokenPipe)
+            .expect("the system has a broken-pipe error");
+        assert!(is_closed_stdout(&format!(
+            "failed printing to stdout: {broken}"
+        )));
+        assert!(!is_closed_stdout(&format!(
+            "failed printing to stderr: {broken}"
+        )));
+        let other = std::io::Error::from_raw_os_error(2);
+        assert!(!is_closed_stdout(&format!(
+            "failed printing to stdout: {other}"
+        )));
+        assert!(!is_closed_stdout(
+            "failed printing to stdout: formatter error"
+        ));
+    }
+}

@@ -156,18 +156,56 @@ impl Workbook {
         ids.iter().map(|id| self.ready_chapter(id)).collect()
     }
 
-    /// A chapter by id (`ch08`, `8` or `08`), ready or not.
+    /// A chapter by any name a learner may give it, ready or not: its id (`ch08`, `8`, `08`),
+    /// its folder (`ch08-full-jitter`, also as a path such as `exercises/ch08-full-jitter/`) or
+    /// its slug (`full-jitter`). An unknown name gets the nearest chapter as a suggestion.
     pub fn chapter(&self, wanted: &str) -> Result<&Chapter> {
-        let id = normalize_id(wanted);
+        let name = chapter_name(wanted);
+        let id = normalize_id(&name);
         self.chapters()
-            .find(|chapter| chapter.id == id)
-            .with_context(|| {
-                let known: Vec<&str> = self.chapters().map(|c| c.id.as_str()).collect();
+            .find(|chapter| chapter.id == id || chapter.stem() == name || chapter.slug == name)
+            .with_context(|| self.unknown_chapter(wanted, &name))
+    }
+
+    /// What to say of a chapter name that names none: the nearest chapter, or all of them.
+    fn unknown_chapter(&self, wanted: &str, name: &str) -> String {
+        if chapter_number(name).is_some() {
+            // A number is no typo of a nearby one (ch27 of ch07): say which numbers there are.
+            let ids: Vec<&str> = self.chapters().map(|c| c.id.as_str()).collect();
+            return format!(
+                "there is no chapter `{wanted}`: they go from {} to {}, and `cargo xtask list` \
+                 shows them with their titles",
+                ids.first().unwrap_or(&""),
+                ids.last().unwrap_or(&"")
+            );
+        }
+        let distance = |chapter: &Chapter| {
+            [chapter.id.clone(), chapter.slug.clone(), chapter.stem()]
+                .iter()
+                .map(|known| strsim::damerau_levenshtein(name, known))
+                .min()
+                .unwrap_or(usize::MAX)
+        };
+        // A name a third wrong (two edits at least) is a typo; further off, it names nothing.
+        let nearest = self
+            .chapters()
+            .min_by_key(|chapter| distance(chapter))
+            .filter(|chapter| distance(chapter) <= (name.chars().count() / 3).max(2));
+        match nearest {
+            Some(chapter) => format!(
+                "there is no chapter `{wanted}`; did you mean {chapter} ({})? `cargo xtask list` \
+                 shows every chapter",
+                chapter.stem()
+            ),
+            None => {
+                let known: Vec<String> = self.chapters().map(|c| format!("  {c}")).collect();
                 format!(
-                    "there is no chapter `{wanted}`; the chapters are {}",
-                    known.join(", ")
+                    "there is no chapter `{wanted}`; name one by its id (ch08), number (8), \
+                     folder (ch08-full-jitter) or slug (full-jitter):\n{}",
+                    known.join("\n")
                 )
-            })
+            }
+        }
     }
 
     /// A chapter that can be graded: it must be ready, or be a draft whose exercise an author
@@ -253,14 +291,30 @@ pub fn work_dir_of(root: &Path) -> PathBuf {
     ))
 }
 
+/// The chapter name in `wanted`, lower case: the last part of a path (`exercises/ch08-full-jitter/`
+/// names `ch08-full-jitter`, as a shell's completion writes it).
+fn chapter_name(wanted: &str) -> String {
+    let lower = wanted.trim().to_ascii_lowercase();
+    let trimmed = lower.trim_end_matches(['/', '\\']);
+    trimmed
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(trimmed)
+        .to_owned()
+}
+
 /// `8`, `08`, `ch8` and `CH08` all mean `ch08`.
 pub fn normalize_id(wanted: &str) -> String {
     let lower = wanted.trim().to_ascii_lowercase();
-    let digits = lower.trim_start_matches("ch");
-    match digits.parse::<u32>() {
-        Ok(number) => format!("ch{number:02}"),
-        Err(_) => lower,
+    match chapter_number(&lower) {
+        Some(number) => format!("ch{number:02}"),
+        None => lower,
     }
+}
+
+/// The number a chapter name in lower case gives: 8 for `8`, `08`, `ch8` and `ch08`.
+fn chapter_number(name: &str) -> Option<u32> {
+    name.strip_prefix("ch").unwrap_or(name).parse().ok()
 }
 
 /// The workspace this command grades, found when it runs (never fixed when it was built: two
@@ -650,6 +704,43 @@ mod tests {
         for wanted in ["8", "08", "ch8", "CH08", " ch08 "] {
             assert_eq!(normalize_id(wanted), "ch08");
         }
+    }
+
+    #[test]
+    fn a_chapter_is_found_by_id_number_folder_or_slug() {
+        let workbook = Workbook::load().unwrap();
+        for name in [
+            "ch08",
+            "8",
+            "08",
+            "ch08-full-jitter",
+            "full-jitter",
+            "Full-Jitter",
+            "exercises/ch08-full-jitter/",
+        ] {
+            assert_eq!(workbook.chapter(name).unwrap().id, "ch08", "{name}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_chapter_gets_the_nearest_with_its_title() {
+        let workbook = Workbook::load().unwrap();
+        let error = |name: &str| workbook.chapter(name).unwrap_err().to_string();
+        for typo in ["full-jiter", "ch08-full-jiter", "ful-jitter"] {
+            assert!(
+                error(typo).contains("did you mean ch08 · Full jitter"),
+                "{}",
+                error(typo)
+            );
+        }
+        assert!(
+            error("ch27").contains("they go from ch01 to ch"),
+            "{}",
+            error("ch27")
+        );
+        let far = error("banana");
+        assert!(!far.contains("did you mean"), "{far}");
+        assert!(far.contains("ch08 · Full jitter"), "{far}");
     }
 
     #[test]

@@ -161,3 +161,57 @@ fn cargo_xtask_takes_the_fast_way_while_it_is_set_up_and_the_slow_way_otherwise(
     );
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+#[test]
+fn while_cargo_cannot_load_the_workspace_the_grader_built_before_starts() {
+    let base = std::env::temp_dir().join(format!("workbook-unloadable-{}", std::process::id()));
+    let workbook = base.join("workbook");
+    scratch_workbook(&workbook, "first");
+    write(
+        &workbook.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"xtask\", \"exercises/*\"]\nresolver = \"3\"\n",
+    );
+    let exercise = workbook.join("exercises/ch01-first");
+    let manifest = "[package]\nname = \"ch01_first\"\nversion = \"0.1.0\"\nedition = \"2024\"\n";
+    write(&exercise.join("Cargo.toml"), manifest);
+    write(&exercise.join("src/lib.rs"), "");
+    set_up_fast_way(&workbook);
+    let grader_dir = workbook.join("xtask").display().to_string();
+    assert_eq!(
+        cargo_xtask(&workbook, &["list"]),
+        format!("first list {grader_dir}")
+    );
+
+    // The grader's sources change while a learner's manifest is broken: cargo can build nothing.
+    grader_says(&workbook, "edited");
+    write(
+        &exercise.join("Cargo.toml"),
+        &format!("{manifest}garbage\n"),
+    );
+    let output = Command::new(env!("CARGO"))
+        .args(["xtask", "reset"])
+        .current_dir(&workbook)
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .unwrap();
+    let (said, warned) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(output.status.success(), "{said}{warned}");
+    assert_eq!(said.trim(), format!("first reset {grader_dir}"), "{warned}");
+    assert!(
+        warned.contains("cargo cannot load the workbook's workspace")
+            && warned.contains("exercises/ch01-first"),
+        "the launcher says why, with cargo's words: {warned}"
+    );
+
+    write(&exercise.join("Cargo.toml"), manifest);
+    assert_eq!(
+        cargo_xtask(&workbook, &["list"]),
+        format!("edited list {grader_dir}"),
+        "once the workspace loads, the grader is built again"
+    );
+    std::fs::remove_dir_all(&base).unwrap();
+}

@@ -350,3 +350,195 @@ fn a_compile_error_in_the_learners_visible_tests_is_theirs_and_told_once() {
     assert!(shown.contains("tests/visible.rs"), "{shown}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A scratch folder for one test, and where in it a copy of the workbook goes.
+fn scratch_copy(name: &str) -> (PathBuf, PathBuf) {
+    let base = scratch(name);
+    let copy = base.join(format!("{name}-{}", std::process::id()));
+    (base, copy)
+}
+
+fn clean_up(base: &Path, copy: &Path) {
+    let _ = std::fs::remove_dir_all(base);
+    forget_work_dirs(&[copy]);
+}
+
+/// A copy of the workbook at `copy` in a git repository whose first commit is the workbook as
+/// shipped (`reset` reads the shipped files from git's history).
+fn shipped_repository(copy: &Path) {
+    copy_of_the_workbook(copy);
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.name=Learner",
+            "-c",
+            "user.email=learner@example.com",
+            "commit",
+            "-qm",
+            "the workbook as shipped",
+        ],
+    ] {
+        run("git", args, copy);
+    }
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_names_missing_shipped_files_and_reset_restores_one_file() {
+    let (base, copy) = scratch_copy("missing");
+    shipped_repository(&copy);
+    let state = base.join("state");
+    let exercise = copy.join("exercises/ch08-full-jitter");
+    let stubs = std::fs::read_to_string(exercise.join("src/stubs.rs")).unwrap();
+    std::fs::remove_file(exercise.join("src/stubs.rs")).unwrap();
+    std::fs::remove_file(exercise.join("tests/visible.rs")).unwrap();
+    let lib = exercise.join("src/lib.rs");
+    let mine = format!("{}\n// my work\n", std::fs::read_to_string(&lib).unwrap());
+    std::fs::write(&lib, &mine).unwrap();
+
+    let (shown, _) = text(&xtask_in(&copy, &["check", "ch08"], &state));
+    for file in ["src/stubs.rs", "tests/visible.rs"] {
+        assert!(
+            shown.contains(&format!(
+                "{file} is missing; `cargo xtask reset ch08 --file {file}` restores it"
+            )),
+            "{shown}"
+        );
+    }
+    assert!(
+        !shown.contains("src/lib.rs is"),
+        "the learner's file is theirs:\n{shown}"
+    );
+
+    let output = xtask_in(&copy, &["reset", "ch08", "--file", "src/stubs.rs"], &state);
+    let (said, errors) = text(&output);
+    assert!(output.status.success(), "{said}{errors}");
+    assert_eq!(
+        std::fs::read_to_string(exercise.join("src/stubs.rs")).unwrap(),
+        stubs
+    );
+    assert!(
+        !exercise.join("tests/visible.rs").exists(),
+        "only the file named"
+    );
+    assert_eq!(std::fs::read_to_string(&lib).unwrap(), mine, "{said}");
+    assert!(said.contains("(it was missing)"), "{said}");
+
+    // A file that is there is backed up first, and the reset says how to get it back.
+    let output = xtask_in(&copy, &["reset", "ch08", "--file", "src/lib.rs"], &state);
+    let (said, errors) = text(&output);
+    assert!(output.status.success(), "{said}{errors}");
+    assert_ne!(std::fs::read_to_string(&lib).unwrap(), mine);
+    let command = said
+        .lines()
+        .skip_while(|line| !line.ends_with("to get it back:"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no command to get the file back:\n{said}"))
+        .trim();
+    assert!(
+        command.contains(".workbook/backups/ch08-full-jitter-"),
+        "{said}"
+    );
+    if cfg!(unix) {
+        run("sh", &["-c", command], &copy);
+        assert_eq!(std::fs::read_to_string(&lib).unwrap(), mine, "{command}");
+    }
+    clean_up(&base, &copy);
+}
+
+#[test]
+fn a_broken_exercise_manifest_is_named_and_reset_restores_it() {
+    let (base, copy) = scratch_copy("manifest");
+    shipped_repository(&copy);
+    let state = base.join("state");
+    let manifest = copy.join("exercises/ch01-strong-medicine/Cargo.toml");
+    let shipped = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, format!("{shipped}garbage\n")).unwrap();
+    let restore = "`cargo xtask reset ch01 --file Cargo.toml` restores the shipped one";
+
+    for args in [&["list"][..], &["hint", "ch02"]] {
+        let output = xtask_in(&copy, args, &state);
+        let (said, errors) = text(&output);
+        assert!(output.status.success(), "{args:?}: {said}{errors}");
+        assert!(
+            errors.contains("exercises/ch01-strong-medicine/Cargo.toml is broken (line 12:"),
+            "{args:?}: {errors}"
+        );
+        assert!(errors.contains(restore), "{args:?}: {errors}");
+    }
+    let output = xtask_in(&copy, &["check", "ch01"], &state);
+    let (_, errors) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{errors}");
+    assert!(errors.contains("ch01 cannot be graded: "), "{errors}");
+    assert!(errors.contains(restore), "{errors}");
+
+    let output = xtask_in(&copy, &["reset", "ch01", "--file", "Cargo.toml"], &state);
+    let (said, errors) = text(&output);
+    assert!(output.status.success(), "{said}{errors}");
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), shipped);
+    let (_, errors) = text(&xtask_in(&copy, &["list"], &state));
+    assert_eq!(errors, "", "restored, nothing to warn of");
+    clean_up(&base, &copy);
+}
+
+#[test]
+fn watch_keeps_watching_when_its_input_is_not_a_terminal() {
+    use std::io::BufRead;
+    use std::sync::mpsc;
+
+    let (base, copy) = scratch_copy("watch");
+    copy_of_the_workbook(&copy);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["watch", "ch01"])
+        .current_dir(&copy)
+        .env("CARGO_TARGET_DIR", shared_target())
+        .env("WORKBOOK_STATE_DIR", base.join("state"))
+        .env("NO_COLOR", "1")
+        .env_remove("CARGO_MANIFEST_DIR")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (lines, received) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Each report ends with the watching line; a watch that stopped ends its output instead.
+    let next_watching_line = || {
+        received
+            .iter()
+            .find(|line| line.starts_with("watching for changes"))
+    };
+    let first = next_watching_line();
+    let lib = copy.join("exercises/ch01-strong-medicine/src/lib.rs");
+    let edited = format!("{}\n// an edit\n", std::fs::read_to_string(&lib).unwrap());
+    std::fs::write(&lib, edited).unwrap();
+    let second = next_watching_line();
+    let _ = child.kill();
+    let _ = child.wait();
+    let first = first.expect("watch checks once and says it is watching");
+    assert!(
+        first.contains("keys are off (input is not a terminal)"),
+        "{first}"
+    );
+    assert!(
+        second.is_some(),
+        "an edit after the first check is checked: watch did not stop at the end of its input"
+    );
+    clean_up(&base, &copy);
+}

@@ -63,15 +63,27 @@ fn launch() -> Result<ExitCode, String> {
         .to_path_buf();
     let grader = bin_dir.join(format!("xtask{}", env::consts::EXE_SUFFIX));
     if !is_fresh(&root, &grader) {
-        let status = build(&root, &grader)?;
-        if status != 0 {
-            return Ok(ExitCode::from(u8::try_from(status).unwrap_or(1)));
-        }
-        if !grader.is_file() {
-            return Err(format!(
-                "cargo built the grader, but not at {}",
-                grader.display()
-            ));
+        // A learner's broken exercise manifest must not take `cargo xtask reset` down with it:
+        // while cargo cannot load the workspace, the grader built before starts, and it says
+        // which file is broken.
+        let unloadable = grader.is_file().then(|| workspace_error(&root)).flatten();
+        if let Some(error) = unloadable {
+            eprintln!(
+                "warning: cargo cannot load the workbook's workspace, so the grader was not \
+                 built again; starting the one built before. Cargo says:\n  {}",
+                error.trim_end().replace('\n', "\n  ")
+            );
+        } else {
+            let status = build(&root, &grader)?;
+            if status != 0 {
+                return Ok(ExitCode::from(u8::try_from(status).unwrap_or(1)));
+            }
+            if !grader.is_file() {
+                return Err(format!(
+                    "cargo built the grader, but not at {}",
+                    grader.display()
+                ));
+            }
         }
     }
     let manifest_dir = root.join("xtask");
@@ -130,6 +142,25 @@ fn is_fresh(root: &Path, grader: &Path) -> bool {
         Stamp::new(identity, &files).write(grader);
     }
     fresh
+}
+
+/// Cargo's complaint when it cannot load the workspace at `root` (a member's manifest that is
+/// not TOML, say), without resolving or fetching anything; None when it loads.
+fn workspace_error(root: &Path) -> Option<String> {
+    let output = Command::new(cargo())
+        .args([
+            "metadata",
+            "--no-deps",
+            "--offline",
+            "--format-version",
+            "1",
+        ])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .env("CARGO_TERM_COLOR", "never")
+        .output()
+        .ok()?;
+    (!output.status.success()).then(|| String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
 /// Builds the grader with cargo into the target folder this launcher was built in, and returns

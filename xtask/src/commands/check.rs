@@ -4,13 +4,15 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
+use crate::commands::reset;
 use crate::grading::{self, Grader, Report, Target};
 use crate::harness::BuildOptions;
 use crate::progress::Progress;
 use crate::report;
+use crate::shipped::{Departure, Shipped};
 use crate::term::{self, Style};
 use crate::workbook::{Chapter, Workbook};
 
@@ -84,6 +86,11 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         color: args.format == Format::Text && term::color_enabled(),
     };
     let target = args.target.target();
+    let exercise = (target == Target::Exercise).then_some(chapter);
+    reset::warn_of_broken_manifests(&workbook, exercise);
+    if let Some(broken) = exercise.and_then(|chapter| reset::broken_manifest(&workbook, chapter)) {
+        bail!("{} cannot be graded: {broken}", chapter.id);
+    }
     let grader = Grader {
         checks_dir: args.target.checks_dir.clone(),
         build: BuildOptions {
@@ -95,22 +102,67 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     };
     let report = grader.grade(chapter, &target)?;
     crate::timings::phase("graded");
+    // Saved before anything is printed: a reader that stops early (`| head`) loses no progress,
+    // and a save that fails does not hide the report.
+    if target == Target::Exercise
+        && let Err(error) = Progress::record(&workbook, chapter, &report)
+    {
+        eprintln!("note: progress not saved: {error:#}");
+    }
     match args.format {
         Format::Text => {
+            if target == Target::Exercise {
+                print!("{}", departures(&grader, chapter, style));
+            }
             print!("{}", report::render_text(&report, style));
             print!("{}", next_steps(&grader, chapter, &target, &report, style));
         }
         Format::Json => println!("{}", report::render_json(&report)),
     }
-    if target == Target::Exercise {
-        Progress::record(&workbook, chapter, &report)?;
-    }
-    crate::timings::phase("report printed, progress saved");
+    crate::timings::phase("progress saved, report printed");
     Ok(if report.passed {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The files of the learner's exercise that are not as shipped, each with the command that
+/// restores it: a missing file is what the compiler's errors are about, and a given file or a
+/// manifest changed by accident is hard to see in them. Empty when every file is as it should be.
+pub fn departures(grader: &Grader, chapter: &Chapter, style: Style) -> String {
+    let workbook = grader.workbook;
+    let (Ok(shipped), Ok(rubric)) = (Shipped::load(workbook, chapter), grader.rubric(chapter))
+    else {
+        return String::new();
+    };
+    let dir = workbook.exercise_dir(chapter);
+    let departures = shipped.departures(&dir, &rubric);
+    if departures.is_empty() {
+        return String::new();
+    }
+    let mut text = format!(
+        "{}\n",
+        style.yellow(&format!(
+            "{} is not as shipped:",
+            grading::display_path(workbook, &dir)
+        ))
+    );
+    for (file, departure) in departures {
+        let what = match departure {
+            Departure::Missing => "is missing",
+            Departure::Changed if rubric.given.contains(&file) => {
+                "was changed, but it is given: the checks expect it as shipped"
+            }
+            Departure::Changed => "was changed",
+        };
+        text.push_str(&format!(
+            "  {file} {what}; `{}` restores it\n",
+            reset::restore_command(chapter, &file)
+        ));
+    }
+    text.push('\n');
+    text
 }
 
 /// What to do after this report.

@@ -189,19 +189,8 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
 fn tampered_files(grader: &Grader, chapter: &Chapter, submitted: &Path) -> Result<Vec<String>> {
     let shipped = Shipped::load(grader.workbook, chapter)?;
     let rubric = grader.rubric(chapter)?;
-    // The manifest too: a changed one can add dependencies or a build script.
-    let mut protected: Vec<String> = vec!["Cargo.toml".to_owned(), "build.rs".to_owned()];
-    protected.extend(rubric.given.iter().cloned());
-    protected.extend(
-        shipped
-            .files
-            .keys()
-            .filter(|file| file.starts_with("tests/"))
-            .cloned(),
-    );
-    protected.sort();
-    protected.dedup();
-    Ok(protected
+    Ok(shipped
+        .protected(&rubric, true)
         .into_iter()
         .filter(|file| !shipped.is_as_shipped(submitted, file))
         .map(|file| format!("exercises/{}/{file}", chapter.stem()))

@@ -1,11 +1,12 @@
 //! `cargo xtask list`: every chapter and how far you are.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
 
-use crate::progress::Progress;
+use crate::progress::{ChapterProgress, Progress, now};
 use crate::term::{self, Style};
 use crate::workbook::Workbook;
 
@@ -38,8 +39,8 @@ pub fn render(workbook: &Workbook, progress: &Progress, style: Style) -> String 
             let entry = progress.chapters.get(&chapter.id);
             let status = if !chapter.ready {
                 style.dim("(not written yet)")
-            } else if entry.is_some_and(|e| e.passed) {
-                style.green("✓ done")
+            } else if let Some(entry) = entry.filter(|e| e.passed) {
+                passed_status(entry, &workbook.exercise_dir(chapter), now(), style)
             } else if let Some(entry) = entry.filter(|e| e.max_score > 0) {
                 format!("{}/{} points", entry.best_score, entry.max_score)
             } else {
@@ -60,4 +61,57 @@ pub fn render(workbook: &Workbook, progress: &Progress, style: Style) -> String 
         out.push_str(&format!("\nNext: `cargo xtask check {next}`.\n"));
     }
     out
+}
+
+/// A passed chapter's status: when it passed, and whether the exercise changed since (and how
+/// a check after the change went), as of `now`.
+fn passed_status(entry: &ChapterProgress, exercise: &Path, now: u64, style: Style) -> String {
+    let ago = entry.passed_at.map(|at| ago(now.saturating_sub(at)));
+    if !entry.changed_since_pass(exercise) {
+        let when = ago
+            .map(|ago| format!(" (passed {ago})"))
+            .unwrap_or_default();
+        return style.green(&format!("✓ done{when}"));
+    }
+    let failed_since = entry
+        .last_check
+        .as_ref()
+        .filter(|last| !last.passed && entry.passed_at.is_some_and(|at| last.at >= at));
+    let since = match failed_since {
+        Some(last) => format!(
+            "changed since, last check {}/{}",
+            last.score, last.max_score
+        ),
+        None => "changed since: check again".to_owned(),
+    };
+    format!(
+        "{} {}",
+        style.green(&format!("✓ passed {};", ago.unwrap_or_default())),
+        style.yellow(&since)
+    )
+}
+
+/// `seconds` as a person says how long ago something was.
+fn ago(seconds: u64) -> String {
+    let plural =
+        |count: u64, unit: &str| format!("{count} {unit}{} ago", if count == 1 { "" } else { "s" });
+    match seconds {
+        0..60 => "just now".to_owned(),
+        60..3_600 => plural(seconds / 60, "minute"),
+        3_600..86_400 => plural(seconds / 3_600, "hour"),
+        _ => plural(seconds / 86_400, "day"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_read_as_people_say_them() {
+        assert_eq!(ago(5), "just now");
+        assert_eq!(ago(60), "1 minute ago");
+        assert_eq!(ago(7_200 + 59), "2 hours ago");
+        assert_eq!(ago(3 * 86_400), "3 days ago");
+    }
 }

@@ -10,10 +10,10 @@ use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, SystemTime};
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 use clap::Args;
 
-use crate::commands::{hint, list};
+use crate::commands::{check, hint, list, reset};
 use crate::grading::{Grader, Target};
 use crate::harness::BuildOptions;
 use crate::progress::Progress;
@@ -61,36 +61,55 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
         color: term::color_enabled(),
     };
     let _raw = RawTerminal::enable();
-    let keys = read_keys();
+    // Keys come from a terminal only: an editor's task runner or `</dev/null` gives no keys, and
+    // its end of input is no request to stop.
+    let keys = std::io::stdin().is_terminal().then(read_keys);
+    let footer = match keys {
+        Some(_) => "watching for changes — h hint · l list · c check · q quit",
+        None => "watching for changes — keys are off (input is not a terminal); Ctrl-C stops",
+    };
     let watched = workbook.exercise_dir(&chapter);
     let mut seen = snapshot(&watched);
-    check_now(&workbook, &chapter, style);
+    check_now(&workbook, &chapter, style, footer);
     loop {
-        match keys.recv_timeout(POLL) {
-            Ok(Key::Quit) => return Ok(ExitCode::SUCCESS),
-            Ok(Key::Hint) => {
+        match next_key(keys.as_ref()) {
+            Some(Key::Quit) => return Ok(ExitCode::SUCCESS),
+            Some(Key::Hint) => {
                 hint::run(hint::HintArgs {
                     chapter: Some(chapter.id.clone()),
                     again: false,
                 })?;
             }
-            Ok(Key::List) => print!(
+            Some(Key::List) => print!(
                 "{}",
                 list::render(&workbook, &Progress::load(&workbook), style)
             ),
-            Ok(Key::Check) => check_now(&workbook, &chapter, style),
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => {}
+            Some(Key::Check) => check_now(&workbook, &chapter, style, footer),
+            None => {}
         }
         let now = snapshot(&watched);
         if now != seen {
             seen = settled(&watched, now);
-            check_now(&workbook, &chapter, style);
+            check_now(&workbook, &chapter, style, footer);
         }
     }
 }
 
-fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style) {
+/// The key pressed within the next look's wait, if any; without keys, only the wait.
+fn next_key(keys: Option<&Receiver<Key>>) -> Option<Key> {
+    let Some(keys) = keys else {
+        std::thread::sleep(POLL);
+        return None;
+    };
+    match keys.recv_timeout(POLL) {
+        Ok(key) => Some(key),
+        Err(RecvTimeoutError::Timeout) => None,
+        // The reader ends only after it sent `Quit`.
+        Err(RecvTimeoutError::Disconnected) => Some(Key::Quit),
+    }
+}
+
+fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str) {
     // Clear the screen and move to the top, as a terminal would for a fresh run.
     if style.color {
         print!("\x1b[2J\x1b[H");
@@ -103,8 +122,13 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style) {
         },
         ..Grader::new(workbook)
     };
-    match grader.grade(chapter, &Target::Exercise) {
+    let result = match reset::broken_manifest(workbook, chapter) {
+        Some(broken) => Err(anyhow!("{} cannot be graded: {broken}", chapter.id)),
+        None => grader.grade(chapter, &Target::Exercise),
+    };
+    match result {
         Ok(result) => {
+            print!("{}", check::departures(&grader, chapter, style));
             print!("{}", report::render_text(&result, style));
             if let Err(error) = Progress::record(workbook, chapter, &result) {
                 eprintln!("note: progress not saved: {error:#}");
@@ -118,10 +142,7 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style) {
         }
         Err(error) => eprintln!("error: {error:#}"),
     }
-    println!(
-        "\n{}",
-        style.dim("watching for changes — h hint · l list · c check · q quit")
-    );
+    println!("\n{}", style.dim(footer));
 }
 
 /// The files once two looks in a row, `SETTLE` apart, see them the same: editors save in several
@@ -163,7 +184,7 @@ pub fn snapshot(dir: &Path) -> Snapshot {
     files
 }
 
-/// Keys from stdin, one at a time when stdin is a terminal (whole lines otherwise).
+/// Keys from stdin, a terminal, one at a time.
 fn read_keys() -> Receiver<Key> {
     let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {

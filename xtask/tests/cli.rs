@@ -1,0 +1,98 @@
+//! The command line behaves like a good command-line tool, through the real binary: a reader
+//! that goes away ends a command quietly, and a chapter can be named the ways a learner names it.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+mod common;
+
+use common::root;
+
+fn state_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("workbook-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `cargo xtask <args>` in the repository, with its progress kept in `state` and its stdout
+/// given to `stdout`.
+fn xtask(args: &[&str], state: &Path, stdout: Stdio) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .current_dir(root())
+        .env("WORKBOOK_STATE_DIR", state)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("the xtask binary runs")
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_every_command_quietly() {
+    let state = state_dir("pipe");
+    for args in [
+        &["hint", "ch01"][..],
+        &["hint", "ch01", "--again"],
+        &["list"],
+        &["solution", "ch08", "--force"],
+        &["reset", "--help"],
+    ] {
+        // The reader is gone before the command writes anything, as with `| true`.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = xtask(args, &state, writer.into());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert_eq!(stderr, "", "{args:?} says nothing of the closed pipe");
+    }
+}
+
+#[test]
+fn a_chapter_is_named_by_id_number_folder_or_slug() {
+    let state = state_dir("names");
+    for name in ["ch08", "8", "08", "ch08-full-jitter", "full-jitter"] {
+        let output = xtask(&["hint", name, "--again"], &state, Stdio::piped());
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{name}: {stdout}");
+        assert!(stdout.contains("Hint 1 of 4 for ch08"), "{name}: {stdout}");
+    }
+    let graded = xtask(
+        &[
+            "check",
+            "ch08-full-jitter",
+            "--solution",
+            "--format",
+            "json",
+        ],
+        &state,
+        Stdio::piped(),
+    );
+    let report: serde_json::Value = serde_json::from_slice(&graded.stdout).unwrap();
+    assert_eq!(report["chapter"], "ch08", "the folder name grades ch08");
+    assert_eq!(report["passed"], true);
+}
+
+#[test]
+fn a_mistyped_chapter_gets_the_nearest_with_its_title() {
+    let state = state_dir("typo");
+    for typo in ["full-jiter", "ch08-full-jiter"] {
+        let output = xtask(&["check", typo], &state, Stdio::piped());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "there is no chapter `{typo}`; did you mean ch08 · Full jitter"
+            )),
+            "{stderr}"
+        );
+    }
+    let output = xtask(&["hint", "banana"], &state, Stdio::piped());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("ch22 · Retry design inside a saga"),
+        "nothing near: every chapter with its title\n{stderr}"
+    );
+}
