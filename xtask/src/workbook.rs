@@ -170,7 +170,7 @@ impl Workbook {
     /// What to say of a chapter name that names none: the nearest chapter, or all of them.
     fn unknown_chapter(&self, wanted: &str, name: &str) -> String {
         if chapter_number(name).is_some() {
-            // A number is no typo of a nearby one (ch27 of ch07): say which numbers there are.
+            // A number is no typo of a nearby one (ch97 of ch07): say which numbers there are.
             let ids: Vec<&str> = self.chapters().map(|c| c.id.as_str()).collect();
             return format!(
                 "there is no chapter `{wanted}`: they go from {} to {}, and `cargo xtask list` \
@@ -734,9 +734,9 @@ mod tests {
             );
         }
         assert!(
-            error("ch27").contains("they go from ch01 to ch"),
+            error("ch97").contains("they go from ch01 to ch"),
             "{}",
-            error("ch27")
+            error("ch97")
         );
         let far = error("banana");
         assert!(!far.contains("did you mean"), "{far}");
