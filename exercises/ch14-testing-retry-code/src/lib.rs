@@ -13,7 +13,8 @@
 //!
 //! Write your tests in `src/suite.rs`. The grader runs them twice over:
 //!
-//! 1. against the correct code, where they must all pass, in under a second of real time;
+//! 1. against the correct code, where they must all pass, within three seconds of real time
+//!    (on tokio's paused clock a suite needs a fraction of one; real sleeps cost seconds);
 //! 2. against hidden *mutants*: copies of `src/retry.rs` with one bug each. Your suite earns a
 //!    mutant's points when at least one of your tests fails on it. A survivor is shown by its
 //!    description, never by its code.

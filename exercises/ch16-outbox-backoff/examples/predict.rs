@@ -1,5 +1,6 @@
 //! Predict, then run (book §16.8): 1,000 outbox rows fail at the same moment, because the broker
-//! is down for three minutes. When does the relay try them again, with and without jitter?
+//! is down for 100 seconds (figure 16.1 shows three minutes). When does the relay try them again,
+//! with and without jitter?
 //!
 //! Run it with `cargo run -p ch16_outbox_backoff --example predict` once `backoff_ceiling` and
 //! `next_retry_at` pass their checks. Time is only numbers here: nothing sleeps.
@@ -12,7 +13,7 @@ use rand::rngs::StdRng;
 
 const ROWS: usize = 1_000;
 /// Every publish fails before this moment (ms after the rows failed together), and succeeds after.
-const OUTAGE: Millis = 180_000;
+const OUTAGE: Millis = 100_000;
 
 /// The moments (ms after the common failure) at which one row is tried, as an ideal relay would
 /// try it: at once, then at every `next_retry_at`, until the broker is back or the attempts run

@@ -16,7 +16,8 @@
 //!    given index `outbox_due` its plan finds the due rows as a range (`SEARCH`, §18.3).
 //! 2. `claim_due` for [`SqliteStore`]: the claim, atomic against every other claim, committed,
 //!    and waiting for a busy writer (the busy timeout) rather than failing with SQLITE_BUSY
-//!    (§18.4); the rows come back in due order (`OutboxRow::due_order`).
+//!    (§18.4); the rows come back in due order (`OutboxRow::due_order`). The checks grade that
+//!    behaviour, which a lone `UPDATE` also has; §18.4 says why to begin it `IMMEDIATE` anyway.
 //! 3. `mark_sent` and `reschedule` for [`SqliteStore`]: each changes a pending row only while
 //!    `worker` holds a lease on it that is valid at `now` (`now < locked_until`), clears the
 //!    lease, and returns whether it changed the row. `reschedule` counts one more attempt and

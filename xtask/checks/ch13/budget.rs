@@ -414,14 +414,23 @@ fn keeps_three_decimals() {
             apply(&budget, Success);
         }
         let (got, answer) = (tokens(&budget), can_retry(&budget));
+        let why = if same(got, expected) {
+            "The count is right and the answer is not: the threshold is half of the maximum as \
+             kept, in thousandths, and a retry needs a count strictly above it"
+        } else if (got - expected).abs() < 0.001_5 {
+            "Round each setting to thousandths once, when the budget is built (rounded, not \
+             truncated and not rounded up)"
+        } else {
+            "That is further off than any rounding of the settings: the count's own rules come \
+             first (see budget.failure_costs_one_token and budget.success_adds_token_ratio)"
+        };
         assert!(
             same(got, expected) && answer == allowed,
             "settings are kept to three decimal places (A6's precision): \
              RetryBudget::new({max_tokens}, {token_ratio}) counts with max_tokens = {:.3} and \
              token_ratio = {:.3}, so after {failures} failure(s) and then {successes} \
              success(es) tokens() should be {expected:.3} and can_retry() {allowed}; yours \
-             returned {got} and {answer}. Round each setting to thousandths once, when the \
-             budget is built",
+             returned {got} and {answer}. {why}",
             (max_tokens * 1_000.0_f64).round() / 1_000.0,
             (token_ratio * 1_000.0_f64).round() / 1_000.0,
         );
@@ -460,13 +469,26 @@ fn counts_in_thousandths() {
             apply(&budget, Success);
         }
         let (got, answer) = (tokens(&budget), can_retry(&budget));
+        let why = if got == 5.0 {
+            "Your count is exactly 5, so the comparison lets it through: a retry needs a count \
+             strictly above max_tokens / 2 (pitfall \"`>=` instead of `>` at the threshold\")"
+                .to_owned()
+        } else if (got - 5.0).abs() < 0.000_5 {
+            format!(
+                "Adding {token_ratio} again and again in f64 drifts above 5 (pitfall \"An `f64` \
+                 count\"): count in whole thousandths, as A6 does, or round to three decimals \
+                 after every update"
+            )
+        } else {
+            "Your count is not 5 at all: the count's own rules come first (see \
+             budget.failure_costs_one_token and budget.success_adds_token_ratio)"
+                .to_owned()
+        };
         assert!(
             !answer,
             "with RetryBudget::new(10, {token_ratio}), {failures} failures and then \
              {successes} successes leave exactly 5.000 tokens, not above the threshold of 5, so \
-             can_retry() must be false; yours said true (your count: {got:?}). Adding \
-             {token_ratio} again and again in f64 drifts above 5: count in whole thousandths, as \
-             A6 does, or round to three decimals after every update",
+             can_retry() must be false; yours said true (your count: {got:?}). {why}",
         );
     }
 }

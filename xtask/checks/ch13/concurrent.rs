@@ -85,6 +85,19 @@ fn holding(max_tokens: f64, token_ratio: f64, held: usize) -> RetryBudget {
     budget
 }
 
+/// Fails, with a message about the single-thread rules, unless `budget` holds `expected` tokens
+/// before a race: a race means nothing on a budget that is already wrong on one thread.
+fn before_the_race(budget: &RetryBudget, setup: &str, expected: f64) {
+    let held = tokens(budget);
+    assert!(
+        (held - expected).abs() < 0.000_5,
+        "before any race, on one thread: {setup} should hold {expected:.3} tokens; yours holds \
+         {held:.3}. The race needs the single-thread rules first (a failure takes one token and \
+         stops at 0, a success adds token_ratio and stops at max_tokens): see the budget.* \
+         checks",
+    );
+}
+
 /// The total of [`PER_THREAD`] rounded down to whole notes, as the threads really run it.
 const UPDATES_PER_THREAD: usize = PER_THREAD / NOTE_EVERY * NOTE_EVERY;
 
@@ -93,19 +106,32 @@ const UPDATES_PER_THREAD: usize = PER_THREAD / NOTE_EVERY * NOTE_EVERY;
 fn race_successes(race_number: usize) -> u64 {
     let budget = holding(1_000.0, 0.01, 0);
     apply(&budget, Event::Success);
+    before_the_race(
+        &budget,
+        "RetryBudget::new(1000, 0.01) after 1,000 failures and one success",
+        0.01,
+    );
     let overlap = race(&budget, RetryBudget::on_success);
     let got = tokens(&budget);
     let expected = (1 + THREADS * UPDATES_PER_THREAD) as f64 * 0.01;
+    let why = if got < expected {
+        format!(
+            "so about {:.0} update(s) were lost. A load, a computation and a store are three \
+             steps, and two threads can interleave them: use compare_exchange (or fetch_update) \
+             on an atomic, or hold a Mutex for the whole read-modify-write",
+            (expected - got) / 0.01,
+        )
+    } else {
+        "more than all the successes add together: no lost update does that. A success adds \
+         exactly token_ratio, whichever thread records it (see budget.success_adds_token_ratio)"
+            .to_owned()
+    };
     assert!(
         (got - expected).abs() < 0.000_5,
         "8 threads each called on_success() {} times on one RetryBudget::new(1000, 0.01) \
          holding 0.010 tokens: the count should rise to exactly {expected:.3}; yours reached \
-         {got:.3} (race {race_number}), so about {:.0} update(s) were lost. A load, a \
-         computation and a store are three steps, and two threads can interleave them: use \
-         compare_exchange (or fetch_update) on an atomic, or hold a Mutex for the whole \
-         read-modify-write",
+         {got:.3} (race {race_number}), {why}",
         UPDATES_PER_THREAD,
-        (expected - got) / 0.01,
     );
     overlap
 }
@@ -114,6 +140,11 @@ fn race_successes(race_number: usize) -> u64 {
 /// token, so it never reaches 0 or 1,000 and should end where it started.
 fn race_pairs(race_number: usize) -> u64 {
     let budget = holding(1_000.0, 1.0, 500);
+    before_the_race(
+        &budget,
+        "RetryBudget::new(1000, 1) after 500 failures",
+        500.0,
+    );
     let overlap = race(&budget, |budget| {
         budget.on_failure();
         budget.on_success();
@@ -124,8 +155,9 @@ fn race_pairs(race_number: usize) -> u64 {
         "8 threads each called on_failure() then on_success() {} times on one \
          RetryBudget::new(1000, 1) holding 500 tokens: every token taken is given back, so the \
          count should end at 500.000; yours ended at {got:.3} (race {race_number}), so updates \
-         were lost. Each change must be one atomic step: compare_exchange (or fetch_update) on \
-         an atomic, or a Mutex held across the read and the write",
+         were lost (a lost failure leaves the count higher, a lost success lower). Each change \
+         must be one atomic step: compare_exchange (or fetch_update) on an atomic, or a Mutex \
+         held across the read and the write",
         UPDATES_PER_THREAD,
     );
     overlap
@@ -217,6 +249,25 @@ struct Edge {
     place: &'static str,
 }
 
+/// Plays `edge.cycle` three times on one thread, with no race at all. Returns the first reading
+/// outside `[0, max_tokens]` and the event just before it: then the clamp itself is missing.
+fn edge_alone(edge: &Edge) -> Option<(f64, Event)> {
+    let budget = new_budget(edge.max_tokens, edge.token_ratio);
+    for _ in 0..edge.drained {
+        apply(&budget, Event::Failure);
+    }
+    for _ in 0..3 {
+        for &event in edge.cycle {
+            apply(&budget, event);
+            let count = tokens(&budget);
+            if !(0.0..=edge.max_tokens).contains(&count) {
+                return Some((count, event));
+            }
+        }
+    }
+    None
+}
+
 /// Races [`THREADS`] threads that each repeat `edge.cycle`, reading the count after every event.
 /// Returns the race's overlap, or the first reading outside `[0, max_tokens]`.
 fn race_edge(edge: &Edge) -> Result<u64, f64> {
@@ -278,6 +329,31 @@ fn bounds_hold_at_the_edges() {
             place: "at both edges at once (a budget of one token)",
         },
     ];
+    for edge in &edges {
+        if let Some((count, event)) = edge_alone(edge) {
+            let rule = match event {
+                Event::Success => {
+                    "a success stops at max_tokens (pitfall \"No ceiling on successes\": add the \
+                     ratio, then take the minimum with the maximum)"
+                }
+                Event::Failure => {
+                    "a failure stops at 0 (pitfall \"No floor on failures\": an unsigned count \
+                     that goes below zero wraps around to about four million tokens)"
+                }
+            };
+            panic!(
+                "on one thread, with no race at all, RetryBudget::new({}, {}) {} read tokens() = \
+                 {count} right after {}: {rule}",
+                edge.max_tokens,
+                edge.token_ratio,
+                edge.place,
+                match event {
+                    Event::Success => "on_success()",
+                    Event::Failure => "on_failure()",
+                },
+            );
+        }
+    }
     race_regimes(&edges, |edge, race_number| {
         race_edge(edge).map_err(|count| {
             format!(
@@ -371,15 +447,47 @@ fn answers_hold_while_others_update() {
             place: "empty, while every thread records failures (the count stays at 0)",
         },
     ];
+    for steady in &regimes {
+        let budget = new_budget(10.0, 0.5);
+        for _ in 0..steady.drained {
+            apply(&budget, Event::Failure);
+        }
+        apply(&budget, steady.event);
+        let (count, answer) = (tokens(&budget), budget.can_retry());
+        assert!(
+            (count - steady.tokens).abs() < 0.000_5 && answer == steady.can_retry,
+            "on one thread, with no race at all, RetryBudget::new(10, 0.5) {} read tokens() = \
+             {count:.3} and can_retry() = {answer} after one more {}; expected {} and {}. The \
+             single-thread rules come first: see the budget.* checks",
+            steady.place,
+            match steady.event {
+                Event::Success => "on_success()",
+                Event::Failure => "on_failure()",
+            },
+            steady.tokens,
+            steady.can_retry,
+        );
+    }
     race_regimes(&regimes, |steady, race_number| {
         race_steady(steady).map_err(|(count, answer)| {
+            let why = if count == steady.tokens {
+                "The count was right and the answer was not: the answers must follow the count \
+                 also while another thread updates it. Wait for a lock rather than guess when it \
+                 is busy (try_lock), or read the atomic count"
+            } else if (0.0..=10.0).contains(&count) {
+                "A reading that the events cannot produce: an update must change the count in \
+                 one atomic step, and a reading must see the count either before or after it"
+            } else {
+                "A count outside [0, 10] for an instant is the halfway value of an update done \
+                 in two steps (add, then clamp; subtract, then repair a wrapped count): compute \
+                 the clamped value first and write it in one atomic step (compare_exchange in a \
+                 loop, fetch_update, or a Mutex around the whole update)"
+            };
             format!(
                 "8 threads racing on one RetryBudget::new(10, 0.5) {}: every reading should be \
                  tokens() = {} and can_retry() = {}, whatever the other threads are doing; one \
                  thread read tokens() = {count} and can_retry() = {answer} (race {race_number}). \
-                 The answers must follow the count also while another thread updates it: wait \
-                 for a lock rather than guess when it is busy (try_lock), or read the atomic \
-                 count",
+                 {why}",
                 steady.place, steady.tokens, steady.can_retry,
             )
         })

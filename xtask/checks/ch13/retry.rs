@@ -42,6 +42,32 @@ async fn send(
     Request { result, calls }
 }
 
+/// Records `failures` failures on `budget` (built with `max_tokens`), and fails with a message
+/// about the budget's own rules unless it then holds `max_tokens - failures` tokens: a check of
+/// the loop means nothing on a budget that does not count.
+fn drain(budget: &RetryBudget, max_tokens: f64, failures: u32) {
+    for _ in 0..failures {
+        apply(budget, Event::Failure);
+    }
+    let (held, expected) = (tokens(budget), max_tokens - f64::from(failures));
+    assert!(
+        (held - expected).abs() < 0.000_5,
+        "before the request: RetryBudget::new({max_tokens}, 0.1) after {failures} failure(s) \
+         should hold {expected:.3} tokens; yours holds {held:.3}. The loop's checks need the \
+         budget's own rules first (a failure takes one token): see \
+         budget.failure_costs_one_token",
+    );
+}
+
+/// Whether a fresh `RetryBudget::new(10, 0.1)` brought to exactly 5 tokens allows a retry.
+fn budget_at_half() -> bool {
+    let fresh = budget(10.0, 0.1);
+    for _ in 0..5 {
+        apply(&fresh, Event::Failure);
+    }
+    fresh.can_retry()
+}
+
 fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
@@ -61,11 +87,19 @@ async fn outage_stays_within_budget() {
     for request in 1..=REQUESTS {
         let sent = send(&budget, ATTEMPTS, &mut total, |_| true).await;
         if let Some(held) = sent.calls.iter().skip(1).find(|&&held| held <= 5.0) {
+            // Which pitfall: a budget that says yes at exactly half, or a loop that asks first.
+            let at_half = budget_at_half();
+            let why = if at_half {
+                "your can_retry() says yes at exactly 5 tokens: a retry needs a count strictly \
+                 above max_tokens / 2 (pitfall \"`>=` instead of `>` at the threshold\")"
+            } else {
+                "the failure that triggers a retry counts first: call on_failure(), then ask \
+                 can_retry() (pitfall \"Asking before recording the failure\")"
+            };
             panic!(
                 "in a full outage with RetryBudget::new(10, 0.1), request {request} sent a retry \
                  while the budget held {held:.3} tokens; a retry is allowed only while the count \
-                 is above 5 (max_tokens / 2), and the failure that triggers it counts first: call \
-                 on_failure(), then ask can_retry()"
+                 is above 5 (max_tokens / 2), and {why}"
             );
         }
         assert!(
@@ -74,16 +108,37 @@ async fn outage_stays_within_budget() {
             sent.result,
         );
     }
+    let left = tokens(&budget);
+    let why = if !(0.0..=10.0).contains(&left) {
+        format!(
+            "your budget now holds {left:.3} tokens, outside [0, 10]: a failure on an empty \
+             budget must leave 0 (pitfall \"No floor on failures\": an unsigned count wraps \
+             around below zero)"
+        )
+    } else if (left - 10.0).abs() < 0.000_5 {
+        "your budget still holds all 10 tokens after 1,000 failed requests: record every \
+         failure with on_failure(), which takes one token"
+            .to_owned()
+    } else if total >= 3 * u64::from(REQUESTS) {
+        "no retry was ever refused: after each failure, ask can_retry() before retrying".to_owned()
+    } else if total <= u64::from(REQUESTS) + 10 {
+        "a few retries too many: record every failure, the last one of each request included, \
+         before asking can_retry() (pitfalls \"Asking before recording the failure\" and \
+         \"Recording only failures that are retried\"), and keep the per-request cap (\"The \
+         budget replaces the per-request cap\")"
+            .to_owned()
+    } else {
+        "ask can_retry() after every failure, once that failure is recorded".to_owned()
+    };
     assert!(
         total <= u64::from(REQUESTS) + 3,
         "in a full outage, 1,000 requests with attempts = 3 and RetryBudget::new(10, 0.1) should \
          reach the service 1,003 times: 1,000 first attempts and 3 retries, made while failures \
          drain the count from 10 to 5 (a per-request cap alone makes 3,000). Yours made {} \
-         calls ({:.2}× the requests); ask the budget before every retry",
+         calls ({:.2}× the requests): {why}",
         thousands(total),
         total as f64 / f64::from(REQUESTS),
     );
-    let left = tokens(&budget);
     assert!(
         left.abs() < 0.000_5,
         "after 1,000 failed requests the budget should be empty (0.000 tokens); yours holds \
@@ -161,18 +216,28 @@ async fn reports_every_outcome() {
     let budget = budget(10.0, 0.1);
     let mut total = 0;
     for (request, &(attempts, plan, calls, expected, what)) in (1..).zip(&script) {
+        // A call the script does not plan (a loop that calls too often) fails.
         let sent = send(&budget, attempts, &mut total, |call| {
-            plan[call as usize - 1]
+            plan.get(call as usize - 1).copied().unwrap_or(true)
         })
         .await;
         let held = tokens(&budget);
+        let why = if sent.calls.len() != calls {
+            "The number of calls is off: after a failure, record it first and then ask \
+             can_retry() (pitfall \"Asking before recording the failure\"), retry only while \
+             attempts remain (\"The budget replaces the per-request cap\"), and stop at the \
+             first Ok"
+        } else {
+            "The calls are right and the count is not: report every outcome to the budget, \
+             on_success() for an Ok and on_failure() for every Err, the last one included, also \
+             for a request that may not retry (pitfall \"Recording only failures that are \
+             retried, or never successes\")"
+        };
         assert!(
             sent.calls.len() == calls && (held - expected).abs() < 0.000_5,
-            "report every outcome to the budget: on_success() for an Ok, on_failure() for every \
-             Err, the last one included, also for a request that may not retry. With one \
-             RetryBudget::new(10, 0.1) for every request, request {request} (attempts = \
+            "with one RetryBudget::new(10, 0.1) for every request, request {request} (attempts = \
              {attempts}, {what}) should make {calls} call(s) and leave {expected:.3} tokens; \
-             yours made {} call(s) and left {held:.3}",
+             yours made {} call(s) and left {held:.3}. {why}",
             sent.calls.len(),
         );
     }
@@ -225,9 +290,7 @@ async fn asks_before_each_retry() {
     ];
     for (max_tokens, drained, attempts, expected, why) in cases {
         let budget = budget(max_tokens, 0.1);
-        for _ in 0..drained {
-            apply(&budget, Event::Failure);
-        }
+        drain(&budget, max_tokens, drained);
         let mut total = 0;
         let sent = send(&budget, attempts, &mut total, |_| true).await;
         assert!(
@@ -311,9 +374,7 @@ async fn refusal_returns_at_once() {
     ];
     for (drained, attempts, expected, why) in cases {
         let budget = budget(10.0, 0.1);
-        for _ in 0..drained {
-            apply(&budget, Event::Failure);
-        }
+        drain(&budget, 10.0, drained);
         let (calls, waited) = timed_outage_request(&budget, attempts).await;
         assert!(
             calls == expected && waited.is_zero(),

@@ -132,11 +132,22 @@ fn failed_publish_stays_pending() {
             row.status, row.sent_at
         )),
     );
-    assert_eq!(
+    let batch: Vec<i64> = rows.iter().map(|row| row.id).collect();
+    let mut attempted = broker.attempts.clone();
+    attempted.sort_unstable();
+    assert!(
+        broker.attempts == batch,
+        "in one pass over outbox rows {} (oldest first) with the broker refusing row {refused}, \
+         the broker was asked to publish rows {}: {}",
+        ids(&batch),
         ids(&broker.attempts),
-        ids(&rows.iter().map(|row| row.id).collect::<Vec<_>>()),
-        "one refused publish must not stop the pass: every row of the batch gets its attempt \
-         (publish calls in this pass, by outbox id)",
+        if attempted == batch {
+            "every row got its attempt, in another order than oldest first"
+        } else if attempted.len() < batch.len() {
+            "one refused publish must not stop the pass: every row of the batch gets its attempt"
+        } else {
+            "each row of the batch gets exactly one attempt in a pass"
+        },
     );
     assert_eq!(
         first,
@@ -204,13 +215,60 @@ fn oldest_first() {
 
     let mut broker = TestBroker::acking();
     relay(&conn, &mut broker, 10_000, 10);
-    assert_eq!(
-        ids(&broker.delivered_aggregates()),
-        ids(&expected),
-        "the relay must publish oldest first, by created_at and then by id; orders {} were \
-         created at {:?} ms, so their events belong in the order shown (by order id)",
+    let got = broker.delivered_aggregates();
+    let mut about = got.clone();
+    about.sort_unstable();
+    assert!(
+        got == expected,
+        "orders {} were created at {:?} ms, so one pass must publish their events oldest first, \
+         by created_at and then by id: the events of orders {}. Yours published events about \
+         orders {}{}",
         ids(&orders),
         times,
+        ids(&expected),
+        ids(&got),
+        if about == orders {
+            ": the right events, in another order"
+        } else {
+            ": not the events of these orders. An event's aggregate_id is its row's \
+             aggregate_id column, as stored"
+        },
+    );
+}
+
+#[test]
+fn limit_takes_the_oldest() {
+    let conn = memory_db();
+    // Ids follow insertion order, created_at does not, and the limit is smaller than the backlog:
+    // the rows a pass takes are chosen by the oldest-first order itself, not by id and sorted
+    // afterwards.
+    let times = [5_000, 1_000, 3_000, 1_000, 2_000];
+    let orders: Vec<i64> = times
+        .iter()
+        .enumerate()
+        .map(|(i, &now)| seed_order(&conn, &format!("customer-{i}"), 100, now))
+        .collect();
+    let mut broker = TestBroker::acking();
+    let first = relay(&conn, &mut broker, 10_000, 2);
+    let expected = [orders[1], orders[3]];
+    let by_id = [orders[1], orders[0]];
+    let got = broker.delivered_aggregates();
+    let why = if got == by_id {
+        ": those are the two lowest ids, put in created_at order afterwards. A pass takes the \
+         rows of the oldest-first order itself: ORDER BY created_at, id goes before the LIMIT, \
+         in the query"
+    } else {
+        ""
+    };
+    assert!(
+        first == stats(2, 2, 0) && got == expected,
+        "5 pending events of orders {} were created at {:?} ms; a pass with limit = 2 must \
+         publish the 2 oldest, orders {} (created at 1,000 ms, tied and then by id). Yours \
+         returned {first:?} and published the events of orders {}{why}",
+        ids(&orders),
+        times,
+        ids(&expected),
+        ids(&got),
     );
 }
 
@@ -254,12 +312,20 @@ fn respects_limit() {
     let mut broker = TestBroker::acking();
     let big = relay(&conn, &mut broker, 2_000_000, 1_200);
     let in_order = broker.attempts.iter().copied().eq(101..=1_300);
+    let calls = broker.attempts.len();
     assert!(
         big == stats(1_200, 1_200, 0) && in_order,
         "relay_once with limit = 1200 over 1,500 pending events must publish exactly the 1,200 \
-         oldest (outbox rows 101 to 1300, in order); yours returned {big:?} after {} publish \
-         call(s). The limit is the caller's, with no ceiling of the relay's own",
-        broker.attempts.len(),
+         oldest (outbox rows 101 to 1300, in order); yours returned {big:?} after {calls} \
+         publish call(s){}",
+        if calls == 0 {
+            ". These rows have no orders beside them: the relay publishes the outbox rows as \
+             they are stored, with no other table involved"
+        } else if calls < 1_200 {
+            ". The limit is the caller's, with no ceiling of the relay's own"
+        } else {
+            ""
+        },
     );
 }
 

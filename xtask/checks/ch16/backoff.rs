@@ -41,12 +41,16 @@ fn within_bounds() {
                 assert!(
                     (T0..=T0 + limit).contains(&at),
                     "next_retry_at(now, attempts = {attempts}, {}) returned now + {}; it must lie \
-                     within [now, now + min(cap, base·2^(attempts−1))] = [now, now + {}] \
-                     (attempts counts failures: after the first failure attempts = 1 and the \
-                     ceiling is base; attempts = 0 counts as 1)",
+                     within [now, now + min(cap, base·2^(attempts−1))] = [now, now + {}] {}",
                     describe(&cfg),
                     ms(at - T0),
                     ms(limit),
+                    if at < T0 {
+                        "(it returns a moment, now plus the delay, not the delay alone)"
+                    } else {
+                        "(attempts counts failures: after the first failure attempts = 1 and the \
+                         ceiling is base; attempts = 0 counts as 1)"
+                    },
                 );
             }
         }
@@ -118,11 +122,17 @@ fn capped_at_high_attempts() {
         assert!(
             (cap * 9 / 10..=cap).contains(&largest),
             "at attempts = {attempts} ({}) the ceiling is the cap, so 300 draws should come \
-             close to now + 60 s without passing it; your latest next_retry_at was now + {}. \
-             Cap the exponential, and compute it without overflow (saturating or checked \
-             arithmetic) for every attempts up to u32::MAX",
+             close to now + 60 s without passing it; your latest next_retry_at was now + {}. {}",
             describe(&cfg),
             ms(largest),
+            if largest < 0 {
+                "next_retry_at returns a moment, now plus the delay, not the delay alone"
+            } else if largest > cap {
+                "Cap the exponential: the ceiling is min(cap, base·2^(attempts−1))"
+            } else {
+                "The ceiling fell below the cap: compute base·2^(attempts−1) without overflow \
+                 (saturating or checked arithmetic) for every attempts up to u32::MAX"
+            },
         );
     }
 }
@@ -248,8 +258,7 @@ fn every_value_equally_likely() {
         "10,000 draws of next_retry_at(now, attempts = 3, base = 1 ms, cap = 1 s) should take each \
          whole millisecond of [now, now + 4 ms] equally often, about 2,000 times each (every \
          value from 0 to the ceiling, both ends included, equally likely); yours took now + 0 ms \
-         to now + 4 ms {counts:?} times{}. Draw an integer uniformly from the inclusive range \
-         0..=ceiling; rounding a scaled float gives both ends half the weight",
+         to now + 4 ms {counts:?} times{}{}",
         if outside.is_empty() {
             String::new()
         } else {
@@ -259,6 +268,7 @@ fn every_value_equally_likely() {
                 ms(outside[0])
             )
         },
+        equal_weights_advice(&counts, &outside),
     );
 }
 
@@ -289,4 +299,37 @@ fn draws_from_the_given_generator() {
         ms(differ.map_or(0, |index| first[index])),
         ms(differ.map_or(0, |index| second[index])),
     );
+}
+
+/// What the shape of five bucket counts (the delays 0 to 4 ms) says about the draw, for
+/// `every_value_equally_likely`; empty when the shape names no single cause.
+fn equal_weights_advice(counts: &[usize; 5], outside: &[i64]) -> &'static str {
+    let middle = (counts[1] + counts[2] + counts[3]) / 3;
+    let fair = |count: usize| (1_600..=2_400).contains(&count);
+    if outside.iter().any(|&delay| delay < 0) {
+        ". Delays before now: next_retry_at returns a moment, now plus the delay, not the delay \
+         alone"
+    } else if !outside.is_empty() {
+        ". Delays beyond the ceiling mean a ceiling that is too high: min(cap, \
+         base·2^(attempts−1)), with attempts counting failures"
+    } else if counts[..4]
+        .iter()
+        .all(|&count| fair(count) || (2_000..=2_900).contains(&count))
+        && counts[4] == 0
+    {
+        ". The ceiling itself never came: the range leaves it out (0..ceiling). Draw from the \
+         inclusive range 0..=ceiling"
+    } else if (2_000..=3_000).contains(&middle)
+        && counts[0] * 3 < middle * 2
+        && counts[4] * 3 < middle * 2
+    {
+        ". Both ends came about half as often as the values between them, the mark of a scaled \
+         float rounded to the nearest millisecond: draw an integer uniformly from the inclusive \
+         range 0..=ceiling"
+    } else if counts.iter().filter(|&&count| count > 0).count() <= 3 {
+        ". Most values never came: the delay must be drawn from the whole range, from 0 up to \
+         the ceiling of the third failure, 4 ms"
+    } else {
+        ""
+    }
 }

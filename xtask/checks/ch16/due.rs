@@ -4,8 +4,8 @@
 use exercise::{BackoffConfig, Failure, Outcome};
 
 use super::fixture::{
-    HOUR, MINUTE, SECOND, Seed, T0, ceiling, database, due_ids, insert_all, ms, record_failure,
-    rel, row, show_outcome,
+    HOUR, MINUTE, SECOND, Seed, T0, ceiling, database, due_ids, insert_all, ms, next_retry_at,
+    record_failure, rel, row, show_outcome,
 };
 use super::support::seeded;
 
@@ -103,14 +103,18 @@ fn only_pending_rows() {
         .collect();
     assert!(
         wrong.is_empty() && fetched.len() == 2,
-        "fetch_due(now, 100) should return exactly the 2 pending rows (2 and 5); it returned {}{}. \
-         Sent rows are done and failed rows wait for a person (chapter 17): filter on \
-         status = 'pending'",
+        "fetch_due(now, 100) should return exactly the 2 pending rows (2 and 5); it returned {}{}",
         describe_ids(&fetched, &seeds, T0),
         if wrong.is_empty() {
-            String::new()
+            ". Both pending rows are due: row 2 was never tried (next_retry_at NULL), row 5's \
+             next_retry_at has passed"
+                .to_owned()
         } else {
-            format!(", including {}", describe_ids(&wrong, &seeds, T0))
+            format!(
+                ", including {}. Sent rows are done and failed rows wait for a person (chapter \
+                 17): filter on status = 'pending'",
+                describe_ids(&wrong, &seeds, T0)
+            )
         },
     );
 }
@@ -162,6 +166,28 @@ fn limit() {
             fetched,
         );
     }
+    // Ids in the reverse of the due order, and a limit below the number due: the rows a fetch
+    // takes are the first of the due order itself, not the lowest ids put in order afterwards.
+    let conn = database();
+    let reversed: Vec<Seed> = (1..=10)
+        .map(|id| Seed::waiting(id, T0 - HOUR, 1, T0 - id * SECOND))
+        .collect();
+    insert_all(&conn, &reversed);
+    let fetched = due_ids(&conn, T0, 3);
+    let by_id = [3, 2, 1];
+    assert!(
+        fetched == [10, 9, 8],
+        "10 rows are due, row 10 the longest-waiting and row 1 the least ({}); fetch_due(now, \
+         limit = 3) should return rows [10, 9, 8], and it returned {fetched:?}{}",
+        describe_ids(&[10, 1], &reversed, T0),
+        if fetched == by_id {
+            ": the three lowest ids, put in due order afterwards. The rows a fetch takes are \
+             chosen by the due order itself: ORDER BY COALESCE(next_retry_at, created_at), \
+             created_at goes before the LIMIT, in DUE_QUERY"
+        } else {
+            ""
+        },
+    );
     // A backlog past any round number a relay might keep as its own ceiling (100, 1,000,
     // 1,024): the limit is the caller's, and only the caller's.
     let conn = database();
@@ -210,11 +236,23 @@ fn scheduler_reads_the_table() {
                 )
             });
             let limit = ceiling(failure, &cfg);
+            let why = if at < now {
+                "an absolute time in milliseconds since the epoch, not a delay"
+            } else if outcome != Outcome::RetryAt(at) {
+                "what record_failure returns is what it wrote"
+            } else if own_draws_exceed(now, failure, limit, &cfg) {
+                "a later moment than this failure's ceiling allows, and your next_retry_at alone \
+                 does the same for this count of failures: see backoff.within_bounds"
+            } else {
+                "a later moment than this failure's ceiling allows, although your next_retry_at \
+                 alone keeps to it: the schedule follows this row's own count of failures, and \
+                 the UPDATE writes this row only (WHERE id = ?1)"
+            };
             assert!(
                 (now..=now + limit).contains(&at) && outcome == Outcome::RetryAt(at),
                 "after failure {failure} at `now`, the row's next_retry_at is {} and \
                  record_failure returned {shown}; both should be the same moment, within \
-                 [now, now + {}]: an absolute time in milliseconds since the epoch, not a delay",
+                 [now, now + {}]: {why}",
                 rel(at, now),
                 ms(limit),
             );
@@ -236,6 +274,13 @@ fn scheduler_reads_the_table() {
             now = at;
         }
     }
+}
+
+/// Whether the learner's `next_retry_at`, called alone 200 times for `failures` failures,
+/// ever goes past `now + limit`.
+fn own_draws_exceed(now: i64, failures: u32, limit: i64, cfg: &BackoffConfig) -> bool {
+    let mut rng = seeded(1_616);
+    (0..200).any(|_| next_retry_at(now, failures, cfg, &mut rng) > now + limit)
 }
 
 #[test]
@@ -271,6 +316,62 @@ fn rows_differing_in_one_column() {
              (not 'sent', not 'failed') and next_retry_at NULL (never tried) or at most now",
             rel(now, T0),
             describe_ids(&(1..=10).collect::<Vec<_>>(), &seeds, now),
+        );
+    }
+}
+
+/// The ids `DUE_QUERY` returns when run directly, with `?1 = now` and `?2 = limit`.
+fn direct_ids(conn: &rusqlite::Connection, now: i64, limit: i64) -> Vec<i64> {
+    assert!(
+        !exercise::DUE_QUERY.trim().is_empty(),
+        "DUE_QUERY is empty: write the due-row query there, with ?1 = now and ?2 = limit"
+    );
+    let mut statement = conn
+        .prepare(exercise::DUE_QUERY)
+        .unwrap_or_else(|error| panic!("preparing your DUE_QUERY failed: {error}"));
+    statement
+        .query_map(rusqlite::params![now, limit], |row| row.get::<_, i64>("id"))
+        .and_then(|rows| rows.collect())
+        .unwrap_or_else(|error| {
+            panic!("running DUE_QUERY with ?1 = now and ?2 = limit failed: {error}")
+        })
+}
+
+#[test]
+fn query_with_documented_parameters() {
+    // DUE_QUERY is public, and its contract names its parameters: ?1 is now, ?2 the limit. Run
+    // on its own, at the edges: a row due at exactly now, one due a millisecond later, a row
+    // never tried that was written at now, a sent row, and limits on both sides of the count.
+    // (Rows are always written at or before the now passed in, as the task says.)
+    let conn = database();
+    let seeds = vec![
+        Seed::waiting(1, T0 - MINUTE, 1, T0),
+        Seed::waiting(2, T0 - MINUTE, 1, T0 + 1),
+        Seed::new(3, T0),
+        Seed::waiting(4, T0 - HOUR, 2, T0 - SECOND),
+        Seed::new(5, T0 - 2 * HOUR).status("sent"),
+    ];
+    insert_all(&conn, &seeds);
+    for (now, limit, expected) in [
+        (T0, 10, vec![4, 1, 3]),
+        (T0, 2, vec![4, 1]),
+        (T0, 0, vec![]),
+        (T0 + 1, 10, vec![4, 1, 3, 2]),
+    ] {
+        let got = direct_ids(&conn, now, limit);
+        let swapped = direct_ids(&conn, limit, now);
+        assert!(
+            got == expected,
+            "DUE_QUERY run directly with ?1 = now and ?2 = limit = {limit} returned rows \
+             {got:?}; its contract says {expected:?}. The rows, seen from that now: {}{}",
+            describe_ids(&[1, 2, 3, 4, 5], &seeds, now),
+            if swapped == expected && !expected.is_empty() {
+                ". With the two parameters the other way round it gives the right rows: \
+                 DUE_QUERY reads now from ?1 and the limit from ?2, and fetch_due binds them \
+                 in that order (params![now, limit])"
+            } else {
+                ""
+            },
         );
     }
 }

@@ -83,10 +83,18 @@ fn due_query_uses_index() {
     );
     let fetched = due_ids(&conn, T0, 15);
     let direct = query_ids(&conn, T0, 15);
-    assert_eq!(
-        fetched, direct,
-        "fetch_due(now, 15) returned different rows from DUE_QUERY run with (now, 15): \
-         fetch_due must run DUE_QUERY, the query whose plan this check reads"
+    let swapped = query_ids(&conn, 15, T0);
+    assert!(
+        fetched == direct,
+        "fetch_due(now, 15) returned rows {fetched:?}, and DUE_QUERY run with ?1 = now and ?2 = \
+         15 returned {direct:?}: {}",
+        if fetched == swapped {
+            "fetch_due binds the limit to ?1 and now to ?2. DUE_QUERY's contract is ?1 = now, \
+             ?2 = limit: write the query that way and bind params![now, limit]"
+        } else {
+            "fetch_due must run DUE_QUERY, the query whose plan this check reads, with ?1 = now \
+             and ?2 = limit"
+        },
     );
 }
 

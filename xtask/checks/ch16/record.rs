@@ -240,12 +240,15 @@ fn retry_after_capped() {
         let after = row(&conn, id);
         assert!(
             after.next_retry_at == Some(T0 + wait) && outcome == Outcome::RetryAt(T0 + wait),
-            "a Retry-After of {} with max_hint = {} should schedule the next attempt exactly at \
-             now + {} (min(hint, max_hint), to the millisecond, no cap but max_hint); \
-             record_failure returned {shown} and left the row with {}",
+            "a Retry-After of {} ({hint} ms) with max_hint = {} should schedule the next \
+             attempt exactly at now + {wait} ms (min(hint, max_hint), to the millisecond, no cap \
+             but max_hint); record_failure returned {shown}{} and left the row with {}",
             ms(hint),
             ms(max_hint),
-            ms(wait),
+            match outcome {
+                Outcome::RetryAt(at) => format!(" (now + {} ms)", at - T0),
+                Outcome::Failed(_) => String::new(),
+            },
             describe_row(&after, T0),
         );
     }
@@ -395,16 +398,29 @@ fn last_error_truncated() {
         record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
         let stored = row(&conn, id).last_error.unwrap_or_default();
         let expected = &text[..text.len().min(LAST_ERROR_MAX_BYTES)];
+        let why = if !text.starts_with(stored.as_str()) {
+            "That is not the start of the failure's text: store failure.to_string() (its Display \
+             text, such as \"transient: …\"), cut to size"
+                .to_owned()
+        } else if stored.len() > expected.len() {
+            format!(
+                "The column is a short summary for people and dashboards, not the whole error \
+                 (LAST_ERROR_MAX_BYTES = {LAST_ERROR_MAX_BYTES})"
+            )
+        } else {
+            format!(
+                "A text that fits in LAST_ERROR_MAX_BYTES = {LAST_ERROR_MAX_BYTES} bytes is kept \
+                 whole, and a longer one keeps exactly that many bytes"
+            )
+        };
         assert!(
             stored == expected,
             "a failure whose text is {} bytes long should leave last_error = its first {} \
-             bytes; yours stored {} bytes, starting {:?}. The column is a short summary for \
-             people and dashboards, not the whole error (LAST_ERROR_MAX_BYTES = {})",
+             bytes; yours stored {} bytes, starting {:?}. {why}",
             text.len(),
             expected.len(),
             stored.len(),
             stored.chars().take(40).collect::<String>(),
-            LAST_ERROR_MAX_BYTES,
         );
     }
 }
@@ -438,12 +454,20 @@ fn truncation_is_utf8_safe() {
         record_failure(&conn, id, T0, &failure, &cfg, &mut rng);
         let stored = row(&conn, id).last_error.unwrap_or_default();
         let expected = expected_prefix(&text, LAST_ERROR_MAX_BYTES);
+        let why = if !text.starts_with(stored.as_str()) {
+            "That is not the start of the failure's text: store failure.to_string() (its \
+             Display text), cut to size"
+        } else if stored.len() > LAST_ERROR_MAX_BYTES {
+            "Count bytes, not chars: a character here takes two to four bytes"
+        } else {
+            "Cut at the last char boundary (str::is_char_boundary) at or before the limit: no \
+             shorter, and never inside a character"
+        };
         assert!(
             stored == expected,
             "for a {}-byte error of multi-byte characters (starting {:?}), last_error should be \
              the longest prefix of at most {} bytes that ends between two characters: {} bytes. \
-             Yours stored {} bytes{}. Cut at a char boundary (str::is_char_boundary), never \
-             inside a character, and count bytes, not chars",
+             Yours stored {} bytes{}. {why}",
             text.len(),
             text.chars().take(14).collect::<String>(),
             LAST_ERROR_MAX_BYTES,

@@ -188,9 +188,20 @@ fn atomic_under_fault() {
                 && outbox_row(&conn, id).is_none()
                 && dead_row(&conn, id).is_some(),
             "after the fault on `{}` was cleared, dead_letter(id = {id}) should succeed and move \
-             the row; yours gave {}",
+             the row, under its own id; yours gave {}, and row {id} is {} the outbox and {} \
+             dead_letters",
             fault.statement(),
-            describe(&retry)
+            describe(&retry),
+            if outbox_row(&conn, id).is_some() {
+                "still in"
+            } else {
+                "gone from"
+            },
+            if dead_row(&conn, id).is_some() {
+                "in"
+            } else {
+                "not in"
+            },
         );
     }
 }

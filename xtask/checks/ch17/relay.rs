@@ -82,13 +82,19 @@ fn poison_does_not_block() {
             broker.acked == good && pending.is_empty(),
             "rows {} were due at t = 1000 ms; a single relay_once pass should publish rows {:?} \
              in that order and step past the poison message; yours published {:?} (broker calls \
-             {:?}) and left rows {:?} unsent: a permanent failure must mark its row failed and \
-             let the pass go on to the next row",
+             {:?}) and left rows {:?} unsent: {}",
             shape.join(", "),
             good,
             broker.acked,
             broker.calls,
             pending,
+            if broker.acked == good {
+                "the broker accepted them, so each is marked sent (queue::mark_sent) as soon as \
+                 it is acknowledged"
+            } else {
+                "a permanent failure must mark its row failed and let the pass go on to the next \
+                 row"
+            },
         );
         assert_eq!(
             report.sent, good,
@@ -125,11 +131,17 @@ fn poison_does_not_block() {
         broker.calls.len() == 120 && broker.acked == good && report.sent == good,
         "120 rows were due with batch_size = 200, 40 of them poison and 16 failing transiently; \
          one pass should call the broker for all 120, in order, and send the {} it accepts; \
-         yours called it {} time(s) and sent {} row(s). No number of refusals ends a pass: each \
-         is recorded on its row, and the pass goes on",
+         yours called it {} time(s) and sent {} row(s). {}",
         good.len(),
         broker.calls.len(),
         report.sent.len(),
+        if broker.calls.len() < 120 && short_even_without_refusals(&cfg) {
+            "A pass over 120 rows that the broker all accepts stops short too: a pass takes up \
+             to cfg.batch_size rows, the caller's number, with no ceiling of its own"
+        } else {
+            "No number of refusals ends a pass: each is recorded on its row, and the pass goes \
+             on"
+        },
     );
 }
 
@@ -261,6 +273,20 @@ fn exhausted_fails() {
     );
 }
 
+/// Whether one pass over 120 due rows that the broker all accepts calls it fewer than 120
+/// times under `cfg`: a pass that stops short without any refusal keeps a ceiling of its own.
+fn short_even_without_refusals(cfg: &RelayConfig) -> bool {
+    let conn = super::fixture::db();
+    conn.execute_batch("BEGIN").expect("seeding rows");
+    for n in 0..120 {
+        write(&conn, &format!(r#"{{"order":{n}}}"#), n * 10);
+    }
+    conn.execute_batch("COMMIT").expect("seeding rows");
+    let mut broker = Script::new();
+    pass_with(&conn, &mut broker, 5_000, cfg, 9);
+    broker.calls.len() < 120
+}
+
 /// A row that always fails transiently is failed after exactly `max_attempts` calls.
 fn exhausted_after(max_attempts: u32) {
     let conn = super::fixture::db();
@@ -298,10 +324,15 @@ fn exhausted_after(max_attempts: u32) {
     }
     panic!(
         "with max_attempts = {max_attempts}, a row that always fails transiently should be \
-         failed after {max_attempts} calls; yours was still retrying after {} calls ({}): \
-         without a limit, retries never end",
+         failed after {max_attempts} calls; yours was still retrying after {} calls ({}): {}",
         broker.calls.len(),
         last_steps(&history),
+        if outbox_row(&conn, id).is_some_and(|row| row.attempts == 0) {
+            "its attempts never grew. Each failure counts: attempts + 1 on the row"
+        } else {
+            "without a limit, retries never end. Fail the row once its attempts reach \
+             max_attempts"
+        },
     );
 }
 
@@ -379,7 +410,10 @@ fn past_the_limit_still_published() {
     let report = pass(&conn, &mut broker, 9_000, 4, 8);
     assert!(
         broker.calls == vec![over, at, poison],
-        "rows {over}, {at} and {poison} had already failed 6, 4 and 5 times with max_attempts =          4, and were due: the pass should still publish each of them once, in order ({:?});          yours called the broker for {:?}. The limit is applied to a failure, after the broker          has answered",
+        "rows {over}, {at} and {poison} had already failed 6, 4 and 5 times with max_attempts = \
+         4, and were due: the pass should still publish each of them once, in order ({:?}); \
+         yours called the broker for {:?}. The limit is applied to a failure, after the broker \
+         has answered",
         vec![over, at, poison],
         broker.calls,
     );
@@ -387,7 +421,8 @@ fn past_the_limit_still_published() {
         let row = outbox_row(&conn, id).expect("the relay must not delete rows");
         assert!(
             row.status == "sent",
-            "row {id} was past max_attempts but the broker acknowledged it: it should be sent;              yours is {row}"
+            "row {id} was past max_attempts but the broker acknowledged it: it should be sent; \
+             yours is {row}"
         );
     }
     let row = outbox_row(&conn, poison).expect("the relay must not delete rows");
@@ -397,7 +432,10 @@ fn past_the_limit_still_published() {
             && row.last_error.as_deref() == Some(POISON_MESSAGE)
             && report.failed == vec![(poison, Reason::Rejected)]
             && report.sent == vec![over, at],
-        "the broker acknowledged rows {over} and {at} and rejected row {poison} for good: the          report should list sent {:?} and failed [({poison}, Rejected)], and row {poison} be          failed with attempts 6 and last_error {POISON_MESSAGE:?}; yours reported sent {:?},          failed {:?}, and row {poison} is {row}",
+        "the broker acknowledged rows {over} and {at} and rejected row {poison} for good: the \
+         report should list sent {:?} and failed [({poison}, Rejected)], and row {poison} be \
+         failed with attempts 6 and last_error {POISON_MESSAGE:?}; yours reported sent {:?}, \
+         failed {:?}, and row {poison} is {row}",
         vec![over, at],
         report.sent,
         report.failed,

@@ -37,8 +37,27 @@ fn resets_attempts_and_schedule() {
     assert!(
         row.status == "pending" && row.attempts == 0 && due_now && row.last_error.is_none(),
         "a requeued event starts afresh: status pending, attempts 0, next_retry_at NULL or at \
-         most now ({now}), last_error NULL; yours is {row}. Kept attempts make it fail again \
-         at its first error; a far next_retry_at leaves it waiting"
+         most now ({now}), last_error NULL; yours is {row}.{}{}{}{}",
+        if row.status == "pending" {
+            ""
+        } else {
+            " A row that is not pending is never fetched again."
+        },
+        if row.attempts == 0 {
+            ""
+        } else {
+            " Kept attempts make it fail again at its first error."
+        },
+        if due_now {
+            ""
+        } else {
+            " A later next_retry_at leaves the fixed event waiting."
+        },
+        if row.last_error.is_none() {
+            ""
+        } else {
+            " An old last_error makes the fresh event look as if it had failed already."
+        },
     );
     assert!(
         (

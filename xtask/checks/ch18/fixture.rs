@@ -140,6 +140,16 @@ pub trait Db: Sync {
     /// How many rows are still pending.
     fn pending_with(store: &mut Self::Store) -> i64;
 
+    /// Runs the store's `claim_sql()` itself, with its documented parameters (worker, end of
+    /// the lease, now, limit), and returns the rows it gave back, or its error or panic as text.
+    fn run_claim_sql(
+        store: &mut Self::Store,
+        worker: &str,
+        until: Millis,
+        now: Millis,
+        limit: i64,
+    ) -> Result<Vec<OutboxRow>, String>;
+
     fn seed(&self, rows: &[Seed]) {
         Self::seed_with(&mut self.main(), rows);
     }
@@ -366,6 +376,28 @@ impl Db for SqliteDb {
             .unwrap_or_else(|error| panic!("reading the SQLite outbox failed: {error}"))
     }
 
+    fn run_claim_sql(
+        store: &mut SqliteStore,
+        worker: &str,
+        until: Millis,
+        now: Millis,
+        limit: i64,
+    ) -> Result<Vec<OutboxRow>, String> {
+        let sql = catch(SqliteStore::claim_sql)
+            .map_err(|message| format!("SqliteStore::claim_sql() panicked: {message}"))?;
+        let connection = store.connection();
+        let mut statement = connection
+            .prepare(sql)
+            .map_err(|error| format!("preparing it failed: {error}"))?;
+        statement
+            .query_map(
+                rusqlite::params![worker, until, now, limit],
+                OutboxRow::from_sqlite,
+            )
+            .and_then(|rows| rows.collect())
+            .map_err(|error| format!("running it failed: {error}"))
+    }
+
     fn pending_with(store: &mut SqliteStore) -> i64 {
         store
             .connection()
@@ -501,6 +533,27 @@ impl Db for PostgresDb {
         store
             .all_rows()
             .unwrap_or_else(|error| panic!("reading the PostgreSQL outbox failed: {error}"))
+    }
+
+    fn run_claim_sql(
+        store: &mut PostgresStore,
+        worker: &str,
+        until: Millis,
+        now: Millis,
+        limit: i64,
+    ) -> Result<Vec<OutboxRow>, String> {
+        let sql = catch(PostgresStore::claim_sql)
+            .map_err(|message| format!("PostgresStore::claim_sql() panicked: {message}"))?;
+        let rows = store
+            .client()
+            .query(sql, &[&worker, &until, &now, &limit])
+            .map_err(|error| format!("running it failed: {error:?}"))?;
+        rows.iter()
+            .map(|row| {
+                OutboxRow::from_postgres(row)
+                    .map_err(|error| format!("reading a row it returned failed: {error}"))
+            })
+            .collect()
     }
 
     fn pending_with(store: &mut PostgresStore) -> i64 {

@@ -35,6 +35,14 @@ fn writes_the_lease() {
 }
 
 #[test]
+fn claim_sql_keeps_its_parameters() {
+    with_postgres(
+        "claim_sql_parameters",
+        scenarios::claim_sql_keeps_its_parameters,
+    );
+}
+
+#[test]
 fn skips_rows_under_a_valid_lease() {
     with_postgres(
         "skips_valid_leases",
@@ -222,17 +230,160 @@ fn returns_rows_in_due_order() {
         for (worker, limit) in [("a", 25), ("b", 100)] {
             let claimed = ids_of(&claim(&mut *store, worker, T0, LEASE, limit));
             let expected: Vec<i64> = (next - limit as i64 + 1..=next).rev().collect();
+            let mut same_rows = claimed.clone();
+            same_rows.sort_unstable();
+            let mut wanted = expected.clone();
+            wanted.sort_unstable();
             assert!(
                 claimed == expected,
                 "300 rows, inserted in the order of their ids, became due in the opposite order \
                  (row 300 first); after ANALYZE, worker {worker:?} claimed with limit {limit} \
-                 and got rows {}; expected {} in due order. PostgreSQL's RETURNING gives rows in \
-                 whatever order the plan produced them: sort the claimed rows with \
-                 OutboxRow::due_order",
+                 and got rows {}; expected {} in due order. {}",
                 ids(&claimed),
                 ids(&expected),
+                if same_rows == wanted {
+                    "The right rows, in another order: PostgreSQL's RETURNING gives rows in \
+                     whatever order the plan produced them; sort the claimed rows with \
+                     OutboxRow::due_order"
+                } else {
+                    "Other rows: each claim takes the oldest due rows that no valid lease holds \
+                     (worker \"a\"'s rows are leased for 30 s)"
+                },
             );
             next -= limit as i64;
         }
+    });
+}
+
+/// The check's hold on worker "a"'s claim: a trigger makes any `UPDATE` that writes
+/// `locked_by = 'a'` wait for an advisory lock that the check's own connection holds. A claim
+/// that picks its rows and writes its lease in one statement (or in one transaction) keeps its
+/// row locks while it waits there; one that picked them in a statement of its own has already
+/// let them go.
+const HOLD_CLAIMS_OF_A: &str = "
+    CREATE FUNCTION hold_claims_of_a() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM pg_advisory_xact_lock_shared(TG_ARGV[0]::bigint);
+        RETURN NEW;
+    END $$;
+    CREATE TRIGGER hold_claims_of_a BEFORE UPDATE ON outbox FOR EACH ROW
+        WHEN (NEW.locked_by = 'a') EXECUTE FUNCTION hold_claims_of_a(%KEY%);";
+
+#[test]
+fn claim_is_atomic() {
+    // §18.3: choosing the rows and writing the lease "must be one step that no other claim can
+    // get between". Worker "a" claims on a thread of its own and is held at its first write of
+    // a lease; worker "b" then makes a whole claim, right there in the middle of a's, and the
+    // hold is released. A claim whose SELECT … FOR UPDATE SKIP LOCKED ran as a statement of its
+    // own (autocommitted) has released its row locks by then: "b" picks the same rows and both
+    // workers lease them. A single statement keeps them locked: "b" skips them.
+    with_postgres("claim_is_atomic", |db| {
+        db.seed(&many_rows(10));
+        let key = i64::from(std::process::id());
+        let mut holder = db.connect();
+        holder
+            .client()
+            .batch_execute(&HOLD_CLAIMS_OF_A.replace("%KEY%", &key.to_string()))
+            .unwrap_or_else(|error| panic!("installing the check's trigger failed: {error}"));
+        holder
+            .client()
+            .execute("SELECT pg_advisory_lock($1)", &[&key])
+            .unwrap_or_else(|error| panic!("taking the check's advisory lock failed: {error}"));
+        let mut a = db.connect();
+        let mut b = db.connect();
+        for store in [&mut a, &mut b] {
+            store
+                .client()
+                .batch_execute("SET statement_timeout = 5000")
+                .unwrap_or_else(|error| panic!("setting statement_timeout failed: {error}"));
+        }
+        let worker_a = std::thread::spawn(move || {
+            let result = catch(|| a.claim_due("a", T0, LEASE, 4));
+            drop(a);
+            result
+        });
+        // Wait, without sleeping, until "a" waits for the hold (or has finished without it).
+        let started = Instant::now();
+        let held = loop {
+            let waiting: i64 = holder
+                .client()
+                .query_one(
+                    "SELECT COUNT(*) FROM pg_locks
+                      WHERE locktype = 'advisory' AND NOT granted AND objid = $1::bigint::oid",
+                    &[&key],
+                )
+                .and_then(|row| row.try_get(0))
+                .unwrap_or_else(|error| panic!("reading pg_locks failed: {error}"));
+            if waiting > 0 {
+                break true;
+            }
+            if worker_a.is_finished() || started.elapsed() > Duration::from_secs(3) {
+                break false;
+            }
+            std::thread::yield_now();
+        };
+        let theirs = catch(|| b.claim_due("b", T0, LEASE, 4));
+        holder
+            .client()
+            .execute("SELECT pg_advisory_unlock($1)", &[&key])
+            .unwrap_or_else(|error| panic!("releasing the check's advisory lock failed: {error}"));
+        let mine = worker_a
+            .join()
+            .unwrap_or_else(|_| panic!("worker \"a\"'s thread panicked"));
+        let mine = match mine {
+            Ok(Ok(rows)) => rows,
+            Ok(Err(error)) => panic!(
+                "worker \"a\"'s claim_due(limit = 4), held at its first lease write while \
+                 worker \"b\" claimed, returned an error: {error}"
+            ),
+            Err(message) => panic!("worker \"a\"'s claim_due panicked: {message}"),
+        };
+        let theirs = match theirs {
+            Ok(Ok(rows)) => rows,
+            Ok(Err(error)) => panic!(
+                "worker \"b\" claimed (limit = 4) while worker \"a\"'s claim was held at its \
+                 first lease write, and its claim_due returned an error: {error}{}",
+                if held {
+                    ". b must not wait for rows a's claim has locked: pick them with FOR UPDATE \
+                     SKIP LOCKED"
+                } else {
+                    ""
+                },
+            ),
+            Err(message) => panic!("worker \"b\"'s claim_due panicked: {message}"),
+        };
+        let both: Vec<i64> = ids_of(&mine)
+            .into_iter()
+            .filter(|id| ids_of(&theirs).contains(id))
+            .collect();
+        let table = db.rows();
+        assert!(
+            both.is_empty(),
+            "worker \"b\" claimed in the middle of worker \"a\"'s claim (after a had picked its \
+             rows, before it wrote their lease), and both got rows {}: \"a\" claimed {}, \"b\" \
+             claimed {}, and the table says {}. Rows picked by one statement and leased by \
+             another are free again in between: the pick and the lease must be one statement, \
+             the CTE with FOR UPDATE SKIP LOCKED inside the UPDATE … RETURNING (or one \
+             transaction that keeps the row locks until the lease is written; book §18.5)",
+            ids(&both),
+            ids(&ids_of(&mine)),
+            ids(&ids_of(&theirs)),
+            table
+                .iter()
+                .take(8)
+                .map(|row| format!("row {} {}", row.id, lease(row)))
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        let mut all = [ids_of(&mine), ids_of(&theirs)].concat();
+        all.sort_unstable();
+        assert!(
+            all == [1, 2, 3, 4, 5, 6, 7, 8],
+            "worker \"a\" claimed rows {} and worker \"b\", in the middle of a's claim, rows {}; \
+             with limit 4 each, between them they should hold rows 1 to 8, the eight oldest, \
+             once each",
+            ids(&ids_of(&mine)),
+            ids(&ids_of(&theirs)),
+        );
     });
 }

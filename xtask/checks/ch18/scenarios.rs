@@ -92,12 +92,29 @@ pub fn claims_oldest_first_up_to_limit<D: Db>(db: &D) {
         let start = taken.len().min(expected_order.len());
         let end = (start + limit).min(expected_order.len());
         let expected = &expected_order[start..end];
+        let mut same_rows = claimed.clone();
+        same_rows.sort_unstable();
+        let mut wanted = expected.to_vec();
+        wanted.sort_unstable();
+        let why = if same_rows == wanted {
+            "the right rows in another order: sort what RETURNING gives back with \
+             OutboxRow::due_order"
+        } else if claimed.len() > limit {
+            "more rows than the limit: LIMIT ?4 belongs inside the subquery, next to its ORDER BY"
+        } else if claimed.iter().any(|id| taken.contains(id)) {
+            "rows an earlier claim holds under a valid lease: they are not free until \
+             locked_until (and a lease only counts once it is committed, with locked_until = now \
+             + lease_ms)"
+        } else {
+            "other rows: of all the rows that are pending, due (next_retry_at NULL or <= now) \
+             and free, the subquery takes the first of the due order, ORDER BY \
+             COALESCE(next_retry_at, created_at), created_at, id, before its LIMIT"
+        };
         assert!(
             claimed == expected,
             "after claims that took {} already, worker {worker:?} claimed with limit {limit} and \
              got rows {}; expected {} (the {} oldest due rows, in the order \
-             COALESCE(next_retry_at, created_at), created_at, id; sort what RETURNING gives \
-             back with OutboxRow::due_order)",
+             COALESCE(next_retry_at, created_at), created_at, id). Yours are {why}",
             ids(&taken),
             ids(&claimed),
             ids(expected),
@@ -133,6 +150,83 @@ pub fn claims_oldest_first_up_to_limit<D: Db>(db: &D) {
             },
             last - first + 1,
         );
+    }
+}
+
+/// `claim_sql()` is public, and its contract names its parameters: worker, end of the lease,
+/// now, limit. Run on its own with exactly those, at the edges: a row due at exactly now and one
+/// a millisecond later, a lease that ends at exactly now and one a millisecond later, and a limit
+/// below the number of free due rows.
+pub fn claim_sql_keeps_its_parameters<D: Db>(db: &D) {
+    let base = T0 - MINUTE;
+    let seeds = [
+        Seed::retry_at(1, base, 1, T0),
+        Seed::retry_at(2, base, 1, T0 + MS),
+        Seed::new(3, base + SECOND).leased("old", T0),
+        Seed::new(4, base).leased("x", T0 + MS),
+        Seed::new(5, base - MINUTE),
+        Seed::new(6, base - 2 * MINUTE).with_status(Status::Sent),
+    ];
+    db.seed(&seeds);
+    let until = T0 + LEASE;
+    let mut store = db.main();
+    let call = |limit: i64| {
+        format!(
+            "{}'s claim_sql() run on its own with its documented parameters (worker \"w\", end \
+             of the lease {}, now {}, limit {limit}; claim_due may bind them in another order, \
+             this check does not)",
+            db.name(),
+            at(until),
+            at(T0),
+        )
+    };
+    let rounds = [
+        (
+            2,
+            vec![5, 3],
+            "At now, rows 5 and 3 are the oldest free due rows (row 3's old lease ends at exactly \
+             now, so it is over), row 1 is due at exactly now, row 2 a millisecond later, row 4's \
+             lease still holds for a millisecond, and row 6 is sent",
+        ),
+        (
+            10,
+            vec![1],
+            "Rows 5 and 3 now hold this worker's lease from the first run; of the rest only row 1 \
+             is due and free (row 2 is due a millisecond later, row 4's lease holds, row 6 is \
+             sent)",
+        ),
+    ];
+    for (limit, expected, situation) in rounds {
+        let mut got = D::run_claim_sql(&mut *store, "w", until, T0, limit)
+            .unwrap_or_else(|error| panic!("{}: {error}", call(limit)));
+        got.sort_by_key(OutboxRow::due_order);
+        let table = D::rows_with(&mut *store);
+        assert!(
+            ids_of(&got) == expected,
+            "{} returned rows {}; expected {}. {situation}. The table now says: {}",
+            call(limit),
+            ids(&ids_of(&got)),
+            ids(&expected),
+            table
+                .iter()
+                .map(|row| format!("row {} {}", row.id, lease(row)))
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        for row in &got {
+            let stored = table.iter().find(|stored| stored.id == row.id);
+            assert!(
+                stored.is_some_and(|stored| stored.locked_by.as_deref() == Some("w")
+                    && stored.locked_until == Some(until))
+                    && row.locked_until == Some(until),
+                "{} returned row {} with {}; the table holds {}. The lease is locked_by = the \
+                 worker (the first parameter), locked_until = the end of the lease (the second)",
+                call(limit),
+                row.id,
+                lease(row),
+                stored.map_or_else(|| "no such row".to_owned(), lease),
+            );
+        }
     }
 }
 
@@ -229,15 +323,33 @@ pub fn skips_rows_under_a_valid_lease<D: Db>(db: &D) {
         .into_iter()
         .filter(|id| ids_of(&first).contains(id))
         .collect();
-    assert!(
-        regained.is_empty(),
-        "worker \"a\" claimed {} at T0 with a 30 s lease, then claimed again at once and got \
-         {} back among {}: a row under a valid lease is not free, not even for its holder (a \
-         second claim would renew the lease and hand the same rows to a second batch)",
-        ids(&ids_of(&first)),
-        ids(&regained),
-        ids(&ids_of(&again)),
-    );
+    if !regained.is_empty() {
+        // What the table says of the first claim's lease tells the causes apart.
+        let stored = row_in::<D>(&mut *store, regained[0]);
+        let why = match (stored.locked_by.as_deref(), stored.locked_until) {
+            (None, _) | (_, None) => format!(
+                "the table holds no lease on row {} after the first claim: a lease that is not \
+                 committed protects nothing",
+                stored.id
+            ),
+            (_, Some(until)) if until <= T0 => format!(
+                "the first claim's lease on row {} ends at {}, when it should run to now + \
+                 lease_ms: a lease born expired protects nothing",
+                stored.id,
+                at(until)
+            ),
+            _ => "a row under a valid lease is not free, not even for its holder (a second \
+                  claim would renew the lease and hand the same rows to a second batch)"
+                .to_owned(),
+        };
+        panic!(
+            "worker \"a\" claimed {} at T0 with a 30 s lease, then claimed again at once and \
+             got {} back among {}: {why}",
+            ids(&ids_of(&first)),
+            ids(&regained),
+            ids(&ids_of(&again)),
+        );
+    }
     let first: Vec<OutboxRow> = first.into_iter().chain(again).collect();
     let second = claim(&mut *store, "b", T0, LEASE, 10);
     let later = claim(&mut *store, "c", T0 + LEASE - MS, LEASE, 10);
@@ -889,8 +1001,8 @@ pub fn nothing_is_lost(report: &Report) {
         .collect();
     assert!(
         leased.is_empty(),
-        "{}: every row is sent, but rows {} still carry a lease; mark_sent must clear locked_by \
-         and locked_until",
+        "{}: every row is sent, but rows {} still carry a lease: mark_sent clears locked_by \
+         and locked_until, and a claim never leases a row that is not pending",
         report.setting,
         ids(&leased),
     );

@@ -25,6 +25,11 @@ fn writes_the_lease() {
 }
 
 #[test]
+fn claim_sql_keeps_its_parameters() {
+    scenarios::claim_sql_keeps_its_parameters(&SqliteDb::in_memory());
+}
+
+#[test]
 fn skips_rows_under_a_valid_lease() {
     scenarios::skips_rows_under_a_valid_lease(&SqliteDb::in_memory());
 }

@@ -27,6 +27,7 @@ fn assert_text(what: &str, dashboard: &Dashboard, expected: &str, rule: &str) {
             .get(line)
             .map_or("(no such line)".to_owned(), |text| format!("{text:?}"))
     };
+    let rule = advice(line, expected_lines.get(line), got_lines.get(line)).unwrap_or(rule);
     panic!(
         "{what}: render differs from the layout at line {}:\n  expected {}\n  yours    {}\n{rule}\n\
          Expected, whole (every line ends in \\n):\n{}\nYours:\n{}",
@@ -36,6 +37,46 @@ fn assert_text(what: &str, dashboard: &Dashboard, expected: &str, rule: &str) {
         show_block(expected),
         show_block(&got),
     );
+}
+
+/// The rule that the first differing line (0-based `line`) breaks, judged from the two lines
+/// themselves; `None` when the caller's own rule says it best.
+fn advice(line: usize, expected: Option<&&str>, got: Option<&&str>) -> Option<&'static str> {
+    let (expected, got) = (expected.copied().unwrap_or(""), got.copied().unwrap_or(""));
+    // A histogram line: `{attempts:>4} | {bar} {rows}`; its attempts, bar length and rows.
+    let parts = |text: &str| {
+        let (attempts, rest) = text.split_once(" | ")?;
+        let (bar, rows) = rest.rsplit_once(' ')?;
+        Some((attempts.trim().to_owned(), bar.len(), rows.to_owned()))
+    };
+    if line < 5 {
+        Some(
+            "Labels are left-aligned in 20 columns and values right-aligned in 8 \
+             (`format!(\"{label:<20}{value:>8}\")`); the age is `clock(age)`, or `-` when no \
+             row is pending",
+        )
+    } else if line == 5 {
+        Some("After the five figures comes the title line `pending rows by attempts`")
+    } else if expected == "  (none)" || got == "  (none)" {
+        Some("The histogram is the single line `  (none)` exactly when no row is pending")
+    } else if got.is_empty() && !expected.is_empty() {
+        Some("The histogram has one line per attempts value, however many there are")
+    } else {
+        match (parts(expected), parts(got)) {
+            (Some((a, bar, rows)), Some((b, other, same)))
+                if a == b && rows == same && bar != other =>
+            {
+                Some(
+                    "A bar holds ceil(rows · 40 / largest rows) `#`s: the largest bucket gets \
+                     40, and a bucket with any row at least 1 (in integers: (rows · 40 + \
+                     largest − 1) / largest)",
+                )
+            }
+            _ => Some(
+                "Each histogram line is `{attempts:>4} | {bar} {rows}`, in the histogram's order",
+            ),
+        }
+    }
 }
 
 /// A text block with its line ends made visible.
