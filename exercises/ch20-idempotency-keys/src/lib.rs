@@ -20,6 +20,9 @@
 //!    - The same request after the first one completed: the saved outcome, without executing.
 //!    - A refusal changes nothing in the store. Requests with different keys never wait for
 //!      each other: never hold the `std::sync::Mutex` across an `.await`.
+//!    - Pruning expired entries is optional. If you prune, a request visits its own entry plus,
+//!      now and then, a sweep paid for by the insertions since the last one (book §20.5): a scan
+//!      of the whole map on every request is too slow for the checks' 12,000 keys.
 //! 2. [`should_retry`]: a timeout, a 503 and a 409 are worth retrying with the same key; a saved
 //!    payment error, a 422 and a 400 are not.
 //! 3. [`charge_with_retries`]: **one** key for the charge, from `keys.next_key()`, sent with

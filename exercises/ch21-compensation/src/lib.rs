@@ -39,7 +39,7 @@
 //! context), [`log`] (the saga log), [`saga`] (the [`Saga`], its [`CompensationPolicy`] and
 //! [`SagaOutcome`]), and [`stubs`] (inventory, payment and shipping stubs that write every call
 //! into a shared journal). `tests/visible.rs` shows them in use, with a mockall mock of a step;
-//! `examples/timeline.rs` runs the book's worked example on your code.
+//! `examples/timeline.rs` runs the story of the book's prediction box (§21.8) on your code.
 
 use rand::Rng;
 

@@ -1,5 +1,5 @@
 //! Predict, then run (book §22.10): the checkout saga on your orchestrator, with a carrier that
-//! answers `429 Too Many Requests` five times in a row, no `Retry-After`.
+//! answers `429 Too Many Requests` with `Retry-After: 6 s` four times in a row, then books.
 //!
 //! `cargo run -p ch22_saga_retries --example checkout` prints the saga's log each time it
 //! changes, then what each service saw. Time is virtual (tokio's clock is paused), so the run
@@ -8,10 +8,12 @@
 use ch22_saga_retries::stubs::{Checkout, Reply, StubService};
 use ch22_saga_retries::timeline::Timeline;
 use ch22_saga_retries::{Action, CancelToken};
+use std::time::Duration;
+
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-/// The seed of the book's table.
+/// The seed of the book's answer.
 const SEED: u64 = 2022;
 
 async fn checkout() {
@@ -21,8 +23,15 @@ async fn checkout() {
         StubService::inventory(),
         // The refund meets one 503 before it goes through.
         StubService::payment().compensation_failing_with([Reply::http(503)]),
-        // The carrier is rate-limiting: five 429s, more than shipping's 5 attempts can outlast.
-        StubService::shipping().failing_with(vec![Reply::http(429); 5]),
+        // The carrier is rate-limiting and says when to come back: four 429s, each with
+        // `Retry-After: 6 s`; a fifth call would book the shipment.
+        StubService::shipping().failing_with(vec![
+            Reply::http_retry_after(
+                429,
+                Duration::from_secs(6)
+            );
+            4
+        ]),
     );
     // ANCHOR_END: scenario
     let timeline = Timeline::watch(&checkout.saga.log());

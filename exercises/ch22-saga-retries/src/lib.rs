@@ -38,8 +38,8 @@
 //!    - giving up returns `StepEnd::GaveUp { error, maybe_done }`, the last error and whether
 //!      any attempt timed out;
 //!    - the `cancel` token stops an attempt or a sleep at once: the step is marked
-//!      `action.gave_up()` with `last_error` "cancelled", and the result is
-//!      `Err(StepEnd::Cancelled)`.
+//!      `action.gave_up()` with `last_error` "cancelled" and no `next_retry_at` (no attempt is
+//!      coming), and the result is `Err(StepEnd::Cancelled)`.
 //! 5. [`Saga::run`]: the saga's status in the log is `Running` while the steps run in order,
 //!    then its terminal status, which `run` also returns. When a step gives up, **its** policy's
 //!    `on_exhausted` decides: `Compensate` undoes every step that may have done its work,
@@ -59,6 +59,9 @@
 use std::time::Duration;
 
 use rand::Rng;
+// rand 0.10's `random_range` is a method of `RngExt`: the draws you write use it.
+#[allow(unused_imports)]
+use rand::RngExt;
 
 pub mod cancel;
 pub mod error;

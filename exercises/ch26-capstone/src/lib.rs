@@ -17,8 +17,10 @@
 //! 1. [`relay_pass`]: publish the due outbox rows (`db.fetch_due`), each within
 //!    `cfg.publish_timeout`. Mark a row sent **after** the broker acknowledged it. Record a
 //!    failure with its `next_retry_at`: now plus the broker's `Retry-After` (at most
-//!    `cfg.max_hint`), or else `full_jitter(row.attempts, cfg.base, cfg.cap, rng)`; the failure
-//!    that uses the row's last attempt (`cfg.max_attempts`) marks it failed instead.
+//!    `cfg.max_hint`), or else `full_jitter(row.attempts, cfg.base, cfg.cap, rng)`, where now is
+//!    `clock.now()` when the publish's answer (or timeout) came, not the start of the pass; the
+//!    failure that uses the row's last attempt (`cfg.max_attempts`), or a permanent refusal,
+//!    marks it failed instead, counted in `given_up`.
 //! 2. [`consume_order_placed`]: `Start` for the first delivery of an event, `Duplicate` for every
 //!    later copy, decided by one insert into the `inbox` table.
 //! 3. [`run_step`]: one step's attempts. `key` is the step's key: every attempt of the execution
@@ -27,9 +29,10 @@
 //!    attempt of `min(per_attempt_timeout, what is left of total_budget)`; a permanent error ends
 //!    the step at once; the client's retry budget for the action (`client.budget(action)`) hears
 //!    of every success and every transient failure, and a retry is made only if it still allows
-//!    one; the wait is the `Retry-After` if there is one, else full jitter; no wait is started
-//!    that ends at or past `total_budget`; at most `max_attempts`. Report `maybe_done` when some
-//!    attempt timed out: its work may have been done (rule 3).
+//!    one; the wait is the `Retry-After` if there is one, else full jitter (drawn before or
+//!    after the attempt and budget checks, as you like: the checks judge the waits); no wait
+//!    is started that ends at or past `total_budget`; at most `max_attempts`. Report
+//!    `maybe_done` when some attempt timed out: its work may have been done (rule 3).
 //! 4. [`run_checkout`]: inventory, payment, shipping, in order, each with a key of its own
 //!    minted once (`IdempotencyKey::mint`). When a step gives up, compensate newest first, under
 //!    `cfg.compensate`, every step that may have done its work: the completed ones, and the one

@@ -140,10 +140,8 @@ impl Saga {
             .step(index)
             .idempotency_key
             .unwrap_or_else(|| format!("{}:{}", self.id, step.name()));
-        self.log.update_step(index, |record| {
-            record.idempotency_key = Some(key.clone());
-            record.attempt_count = 0;
-        });
+        self.log
+            .update_step(index, |record| record.idempotency_key = Some(key.clone()));
         let (request_key, undoes) = match action {
             Action::Execute => (key, None),
             Action::Compensate => (undo_key(&key), Some(key)),

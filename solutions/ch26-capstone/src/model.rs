@@ -92,6 +92,11 @@ pub struct IdempotencyKey(String);
 
 impl IdempotencyKey {
     /// A fresh random key, like a version 4 UUID: 64 random bits from `rng`.
+    ///
+    /// Random is safe here because a saga runs start to end in one process that never restarts,
+    /// so the key lives as long as its step. An orchestrator that can crash mid-saga derives the
+    /// key from the order and the step, or stores it in the saga log before the first attempt
+    /// (chapters 20 and 22): a new key after a restart would make a resumed charge a new one.
     pub fn mint(rng: &mut impl Rng) -> Self {
         Self(format!("k-{:016x}", rng.next_u64()))
     }
@@ -255,6 +260,7 @@ pub struct RelayStats {
     pub published: usize,
     /// Rows whose publish failed, now scheduled again.
     pub failed: usize,
-    /// Rows given up on after `max_attempts`, now `failed`.
+    /// Rows given up on, now `failed`: refused for good (a permanent error, at its first
+    /// refusal) or failed on their last attempt (`max_attempts`).
     pub given_up: usize,
 }

@@ -203,10 +203,16 @@ async fn concurrent_duplicate_refused() {
         op.runs() == 1,
         "a request with the same key arrived 10 ms into the first one's 100 ms execution; the \
          operation must run once, yet yours ran it {} times (answers: {first:?} at {}, \
-         {duplicate:?} at {}). Mark the key in progress before executing",
+         {duplicate:?} at {}){}",
         op.runs(),
         show(first_at),
         show(duplicate_at),
+        if op.runs() > 1 {
+            ". Mark the key in progress before executing, in the same critical section as the \
+             lookup (pitfall \"Look up, execute, then insert\")"
+        } else {
+            ". The first request with a new key must execute"
+        },
     );
     assert!(
         first == Ok(Ok(7)) && first_at == 100 * MS,
@@ -324,8 +330,10 @@ async fn ttl_expiry() {
             assert!(
                 halfway == Ok(Ok(1)) && op.runs() == 1,
                 "with a TTL of {what}, a retry {} after the key's first use must get the saved \
-                 Ok(Ok(1)); yours returned {halfway:?} (the operation ran {} time(s)). Compare \
-                 the age with the TTL as Durations, exact however long",
+                 Ok(Ok(1)); yours returned {halfway:?} (the operation ran {} time(s)). The TTL \
+                 is the store's only limit: no cap of its own (a day, say), and no conversion \
+                 that overflows (60 days is more than u32::MAX milliseconds); compare the age \
+                 with the TTL as Durations",
                 show(ttl / 2),
                 op.runs(),
             );
@@ -457,7 +465,9 @@ async fn refusals_keep_the_first_use() {
         "the key was first used at 0 s with a TTL of 60 s, and a different request with it was \
          refused at 40 s. A refusal changes nothing in the store, so at exactly 60 s the key \
          has expired and the 2000-cent request executes as new, Ok(Ok(3)); yours returned \
-         {fresh:?} (the operation ran {} time(s) in all). Did the refusal restart the key's TTL?",
+         {fresh:?} (the operation ran {} time(s) in all). Either the refusal restarted the key's \
+         TTL, or the key is still live at exactly its TTL (an entry is live while now − first \
+         use < ttl)",
         op.runs(),
     );
     assert!(

@@ -371,9 +371,14 @@ fn full_jitter_function() {
             high <= ceiling && high >= ceiling * 9 / 10,
             "full_jitter(retry = {retry}, base 1 ms, cap 30 days) draws from [0, min(cap, \
              base · 2^{retry})] = [0, {}]: over 400 draws the largest must be at most that and \
-             near it; yours was {} (a retry number or a ceiling clamped below the cap?)",
+             near it; yours was {}{}",
             show(ceiling),
             show(high),
+            if high > ceiling {
+                ", above the ceiling: an exponent one too large, or the cap not applied?"
+            } else {
+                ", far below it: a retry number or a ceiling clamped below the cap?"
+            },
         );
     }
     // Past retry 31, 2^retry leaves a u32, yet base · 2^retry can still be far below the cap:
@@ -391,9 +396,17 @@ fn full_jitter_function() {
             high <= ceiling && high >= ceiling * 9 / 10,
             "full_jitter(retry = {retry}, base 1 ns, cap 1 year) draws from [0, min(cap, \
              base · 2^{retry})] = [0, {}]: over 400 draws the largest must be at most that and \
-             near it; yours was {} (the cap taken as soon as 2^retry no longer fits in a u32?)",
+             near it; yours was {}{}",
             show(ceiling),
             show(high),
+            if high > ceiling * 1_000 {
+                ", near the cap: is the cap taken as soon as 2^retry no longer fits in a u32 \
+                 (`checked_pow` giving `None`)? base · 2^retry can still be far below the cap"
+            } else if high > ceiling {
+                ", above the ceiling: an exponent one too large?"
+            } else {
+                ", far below it: a retry number or a ceiling clamped too low?"
+            },
         );
     }
     // A zero base stays zero at every retry, however large.

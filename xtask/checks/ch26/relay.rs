@@ -117,39 +117,60 @@ async fn retry_after_capped_at_max_hint() {
     for (hint, max_hint) in cases {
         let expected = hint.min(max_hint);
         let clock = Clock::start();
-        let (db, ids) = outbox(&[clock.now()]);
+        // Three due rows, published one after the other: the third goes out 10 ms into the
+        // pass, so its wait, counted from its own failure, ends later than one counted from
+        // the start of the pass.
+        let (db, ids) = outbox(&[clock.now(), clock.now(), clock.now()]);
         let broker = broker(broker_chaos(BrokerTrouble::Storm(hint)), clock);
         let cfg = RelayConfig {
             max_hint,
             ..RelayConfig::default()
         };
+        let pass_start = clock.now();
         pass(&db, &broker, &clock, &cfg, 7).await;
-        let publish = broker.publishes().first().cloned().unwrap_or_else(|| {
-            panic!("relay_pass never published the one due row; it must publish every due row")
-        });
-        assert!(
-            matches!(publish.answer, PublishAnswer::Unavailable { .. }),
-            "the broker is in a storm; this check expects it to answer 503"
-        );
-        let after = row(&db, ids[0]);
-        // The wait counts from the failed publish: it started at `publish.at` and was answered
-        // 5 ms later; either moment is a fair `now`.
-        let earliest = publish.at + exercise::millis(expected);
-        let latest = earliest + exercise::millis(UNAVAILABLE_LATENCY);
-        let within = after
-            .next_retry_at
-            .is_some_and(|next| (earliest..=latest).contains(&next));
-        assert!(
-            after.status == "pending" && within,
-            "the broker answered 503 with Retry-After {} and cfg.max_hint is {}: the row must \
-             stay pending with next_retry_at = now + min(hint, max_hint) = now + {}, between \
-             {earliest} ms and {latest} ms; yours left it with {}. Follow the hint, capped: \
-             `hint.min(cfg.max_hint)`",
-            show(hint),
-            show(max_hint),
-            show(expected),
-            after.describe(),
-        );
+        for id in ids {
+            let publish = broker
+                .publishes()
+                .into_iter()
+                .find(|publish| publish.event_id == id)
+                .unwrap_or_else(|| {
+                    panic!("relay_pass never published due row {id}; it must publish every due row")
+                });
+            assert!(
+                matches!(publish.answer, PublishAnswer::Unavailable { .. }),
+                "the broker is in a storm; this check expects it to answer 503"
+            );
+            let after = row(&db, id);
+            // The wait counts from the failed publish: it started at `publish.at` and was
+            // answered 5 ms later; either moment is a fair `now`, the start of the pass is not.
+            let earliest = publish.at + exercise::millis(expected);
+            let latest = earliest + exercise::millis(UNAVAILABLE_LATENCY);
+            let within = after
+                .next_retry_at
+                .is_some_and(|next| (earliest..=latest).contains(&next));
+            let from_pass_start = after.next_retry_at
+                == Some(pass_start + exercise::millis(expected))
+                && publish.at > pass_start;
+            assert!(
+                after.status == "pending" && within,
+                "the broker answered row {id}'s publish (sent {} ms into the pass) with 503 and \
+                 Retry-After {}, and cfg.max_hint is {}: the row must stay pending with \
+                 next_retry_at = now + min(hint, max_hint) = now + {}, between {earliest} ms and \
+                 {latest} ms; yours left it with {}. {}",
+                publish.at - pass_start,
+                show(hint),
+                show(max_hint),
+                show(expected),
+                after.describe(),
+                if from_pass_start {
+                    "Yours counts from the start of the pass: `now` is `clock.now()` read when \
+                     this row's answer came, after its publish (section 26.5)"
+                } else {
+                    "Follow the hint, capped: `hint.min(cfg.max_hint)`, from `clock.now()` read \
+                     when the answer came"
+                },
+            );
+        }
     }
 }
 

@@ -89,10 +89,17 @@ async fn attempts_counted_from_one() {
              service that answers every call with a 500, the step must make exactly \
              {max_attempts} call(s), numbered {expected:?} in `Call::attempt` (counted from 1), \
              then give up with the last 500 and maybe_done = false. Yours made {} call(s) \
-             numbered {numbers:?} and {}. Number each call from 1, and give up when the attempt \
-             just made is the max_attempts-th",
+             numbered {numbers:?} and {}{}",
             numbers.len(),
             step.outcome(),
+            if numbers == expected {
+                ". The calls are right; the end is not: return the last 500 as GaveUp, with \
+                 maybe_done true only after a timeout"
+            } else if numbers.len() == expected.len() {
+                ". Number each call from 1"
+            } else {
+                ". Give up when the attempt just made is the max_attempts-th, not before or after"
+            },
         );
     }
 }
@@ -127,8 +134,9 @@ async fn waits_are_full_jitter() {
                 "the wait before retry {} must be a full-jitter draw from [0, min(cap, base · \
                  2^{retry})] = [0, {}] (base 100 ms, cap 300 ms; the exponent is 0 before the \
                  first retry); yours waited {} (seed {seed}; the calls came at {}, each 500 \
-                 answered after 20 ms). Count the retries from 0: \
-                 full_jitter(attempt - 1, …) after attempt number `attempt`",
+                 answered after 20 ms). Count the retries from 0 \
+                 (full_jitter(attempt - 1, …) after attempt number `attempt`), and keep the \
+                 ceiling at most `cap`",
                 retry + 1,
                 show(ceilings[retry]),
                 show(wait),
