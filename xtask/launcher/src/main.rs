@@ -162,11 +162,12 @@ fn build(root: &Path, grader: &Path, loud: bool) -> Result<i32, String> {
         .ok_or("the grader is not in a target folder")?;
     let before = source_files(root, grader).map(|files| text_digest(&files));
     let mut command = Command::new(cargo());
-    command.args(["build", "--package", "xtask", "--manifest-path"]);
+    command.args(["build", "--package", "xtask"]);
     if !loud {
         command.arg("--quiet");
     }
     let status = command
+        .arg("--manifest-path")
         .arg(root.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", target_dir)
         .status()

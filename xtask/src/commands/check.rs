@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use crate::grading::{self, Grader, Report, Target};
 use crate::harness::BuildOptions;
 use crate::progress::Progress;
-use crate::report;
+use crate::report::{self, Layout};
 use crate::term::{self, Style};
 use crate::workbook::{Chapter, Workbook};
 
@@ -50,6 +50,10 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// Show every check and every failure in full (by default the first few failures are shown
+    /// in full and the rest one line each).
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 impl TargetArgs {
@@ -97,7 +101,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     crate::timings::phase("graded");
     match args.format {
         Format::Text => {
-            print!("{}", report::render_text(&report, style));
+            let layout = if args.verbose {
+                Layout::Verbose
+            } else {
+                Layout::Brief
+            };
+            print!("{}", report::render(&report, style, layout));
             print!("{}", next_steps(&grader, chapter, &target, &report, style));
         }
         Format::Json => println!("{}", report::render_json(&report)),
@@ -152,10 +161,8 @@ fn next_steps(
         }
         return text;
     }
+    // "Start here" is at the top of the report.
     let mut text = String::from("\n");
-    if let Some(place) = &report.start_here {
-        text.push_str(&format!("{} {place}\n", style.bold("Start here:")));
-    }
     text.push_str(&format!(
         "Read {} (`cargo xtask book --open`), edit {}, and run `cargo xtask check {}` again \
          (or `cargo xtask watch {}` to re-check on every save). Stuck? `cargo xtask hint {}`.\n",
