@@ -1,6 +1,5 @@
 //! `cargo xtask check [chapter]`: grade a chapter and print the table.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -92,7 +91,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         checks_dir: args.target.checks_dir.clone(),
         build: BuildOptions {
             color: style.color,
-            show_progress: args.format == Format::Text && std::io::stderr().is_terminal(),
+            // On stderr: a live line on a terminal, plain lines elsewhere.
+            show_progress: args.format == Format::Text,
             ..BuildOptions::default()
         },
         ..Grader::new(&workbook)
