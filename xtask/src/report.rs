@@ -75,11 +75,13 @@ impl fmt::Display for TextReport<'_> {
 struct Budget {
     full: usize,
     listed: usize,
+    /// Passed rows are counted on one line, not listed (a brief report with failures).
+    fold_passed: bool,
 }
 
 impl Budget {
     /// No limits outside a brief layout.
-    fn new(layout: Layout) -> Self {
+    fn new(layout: Layout, report: &Report) -> Self {
         let full = if layout.brief() {
             FULL_FAILURES
         } else {
@@ -88,13 +90,16 @@ impl Budget {
         Self {
             full,
             listed: usize::MAX,
+            fold_passed: layout.brief() && report.results.iter().any(|r| r.outcome.failed()),
         }
     }
 
-    /// Lists up to `listed` failures of the next section, in a brief layout.
-    fn section(&mut self, layout: Layout, listed: usize) -> &mut Self {
+    /// Lists up to `listed` failures of the next section, in a brief layout, and at least
+    /// `full` of them in full.
+    fn section(&mut self, layout: Layout, listed: usize, full: usize) -> &mut Self {
         if layout.brief() {
             self.listed = listed;
+            self.full = self.full.max(full);
         }
         self
     }
@@ -176,16 +181,17 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style, layout: Layou
         .unwrap_or(0)
         .max(MIN_ID_WIDTH);
     writeln!(out, "  {:<3}{:<width$} {:>6}  rule", "", "check", "points")?;
-    let mut budget = Budget::new(layout);
+    let mut budget = Budget::new(layout, report);
     let hidden: Vec<&CheckResult> = report.hidden().collect();
-    let checks = budget.section(layout, LISTED_CHECKS);
-    render_rows(out, &hidden, "checks", width, style, layout, checks)?;
+    let checks = budget.section(layout, LISTED_CHECKS, 0);
+    render_rows(out, &hidden, "checks", width, style, checks)?;
     render_skip_reasons(out, report, style)?;
     let visible: Vec<&CheckResult> = report.visible().collect();
     if !visible.is_empty() {
         writeln!(out, "\n     your visible tests")?;
-        let tests = budget.section(layout, LISTED_VISIBLE_TESTS);
-        render_rows(out, &visible, "visible tests", width, style, layout, tests)?;
+        // The learner's own tests: the first failure in full, whatever the checks showed.
+        let tests = budget.section(layout, LISTED_VISIBLE_TESTS, 1);
+        render_rows(out, &visible, "visible tests", width, style, tests)?;
     }
     if !layout.point_first() {
         out.write_char('\n')?;
@@ -235,11 +241,9 @@ fn render_rows(
     what: &str,
     width: usize,
     style: Style,
-    layout: Layout,
     budget: &mut Budget,
 ) -> fmt::Result {
-    let failed = rows.iter().filter(|r| r.outcome.failed()).count();
-    let fold_passed = layout.brief() && failed > 0;
+    let fold_passed = budget.fold_passed;
     let (mut listed, mut unlisted) = (0, 0);
     for result in rows {
         if fold_passed && result.outcome.passed() {
@@ -257,15 +261,6 @@ fn render_rows(
             render_row(out, result, width, style, full)?;
         }
     }
-    let passed = rows.iter().filter(|r| r.outcome.passed()).count();
-    if fold_passed && passed > 0 {
-        writeln!(
-            out,
-            "  {}  {passed} {} passed",
-            style.green("✓"),
-            plural_of(passed, what)
-        )?;
-    }
     if unlisted > 0 {
         writeln!(
             out,
@@ -273,6 +268,15 @@ fn render_rows(
             style.red("…"),
             if listed > 0 { " more" } else { "" },
             plural_of(unlisted, what)
+        )?;
+    }
+    let passed = rows.iter().filter(|r| r.outcome.passed()).count();
+    if fold_passed && passed > 0 {
+        writeln!(
+            out,
+            "  {}  {passed} {} passed",
+            style.green("✓"),
+            plural_of(passed, what)
         )?;
     }
     Ok(())
@@ -386,7 +390,7 @@ pub fn explain(outcome: &Outcome) -> String {
                 match assertion(message) {
                     Some("") => format!("the test's assertion at {place} failed"),
                     Some(rest) => format!("the test's assertion at {place} failed: {rest}"),
-                    None => format!("the test stopped at {place}: {message}"),
+                    None => format!("the test itself panicked at {place}: {message}"),
                 }
             } else if *in_graded_code {
                 let place = location.as_deref().unwrap_or("an unknown place");
@@ -420,9 +424,8 @@ pub fn explain(outcome: &Outcome) -> String {
 /// code.
 fn in_tests_folder(location: &str) -> bool {
     let file = location.rsplitn(3, ':').nth(2).unwrap_or(location);
-    std::path::Path::new(file)
-        .parent()
-        .is_some_and(|folder| folder.ends_with("tests"))
+    // By both separators: a location keeps the separators of the system that ran the test.
+    file.rsplit(['/', '\\']).nth(1) == Some("tests")
 }
 
 /// What an assertion's panic message says after `assertion … failed`: its own message and the
@@ -491,4 +494,182 @@ fn render_compile_failure(
 /// The report as pretty JSON, schema `retry-workbook/check-report/v1`.
 pub fn render_json(report: &Report) -> String {
     serde_json::to_string_pretty(report).expect("a report always serializes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grading::{REPORT_SCHEMA, Timing};
+    use crate::harness::{CompileError, CompileFailure};
+
+    fn row(id: &str, kind: CheckKind, outcome: Outcome) -> CheckResult {
+        CheckResult {
+            id: id.to_owned(),
+            kind,
+            title: format!("the rule of {id}"),
+            points: 1,
+            earned: u32::from(outcome.passed()),
+            outcome,
+            section: Some(crate::grading::Section {
+                number: "22.3".to_owned(),
+                title: Some("Retry only what waiting can fix".to_owned()),
+                link: "book/src/ch22-saga-retries.md#223-retry-only-what-waiting-can-fix"
+                    .to_owned(),
+            }),
+            elapsed_ms: 1,
+            peak_memory_kib: 1,
+            timing: Timing::Own,
+        }
+    }
+
+    fn todo(what: &str) -> Outcome {
+        Outcome::Failed {
+            message: format!("not yet implemented: {what}"),
+            location: Some("exercises/ch22-saga-retries/src/lib.rs:133:9".to_owned()),
+            in_graded_code: true,
+        }
+    }
+
+    /// A chapter with two checks passed, twenty failed, and three visible tests failed: one by
+    /// its own assertion.
+    fn report() -> Report {
+        let mut results = vec![
+            row("classify.passes", CheckKind::Check, Outcome::Passed),
+            row("retry.passes", CheckKind::Check, Outcome::Passed),
+        ];
+        results.extend((0..20).map(|n| {
+            row(
+                &format!("saga.check_{n:02}"),
+                CheckKind::Check,
+                todo(&format!("Saga::run(case {n})")),
+            )
+        }));
+        results.push(row(
+            "tests/visible.rs: a_503_is_transient",
+            CheckKind::Visible,
+            Outcome::Failed {
+                message: "assertion `left == right` failed: a 503 is transient\n  left: \
+                          Permanent\n right: Transient"
+                    .to_owned(),
+                location: Some("exercises/ch22-saga-retries/tests/visible.rs:30:9".to_owned()),
+                in_graded_code: true,
+            },
+        ));
+        results.extend((0..2).map(|n| {
+            row(
+                &format!("tests/visible.rs: saga_{n}"),
+                CheckKind::Visible,
+                todo("Saga::run"),
+            )
+        }));
+        let mut report = Report {
+            schema: REPORT_SCHEMA,
+            chapter: "ch22".to_owned(),
+            title: "Retry design inside a saga".to_owned(),
+            graded: "your exercise".to_owned(),
+            graded_path: "exercises/ch22-saga-retries".to_owned(),
+            workspace: "/home/learner/retry-workbook".to_owned(),
+            compiled: true,
+            compile_failure: None,
+            results,
+            score: 0,
+            max_score: 0,
+            passed: false,
+            skipped: 0,
+            compile_ms: 1_500,
+            build_reused: false,
+            build_replayed: false,
+            run_ms: 140,
+            start_here: Some("exercises/ch22-saga-retries/src/lib.rs:84".to_owned()),
+            available_tests: Vec::new(),
+        };
+        report.max_score = 22;
+        report.total();
+        report
+    }
+
+    fn broken() -> Report {
+        let errors = (0..12)
+            .map(|n| CompileError {
+                file: Some("exercises/ch22-saga-retries/src/lib.rs".to_owned()),
+                line: Some(10 + n),
+                message: format!("cannot find value `x{n}` in this scope"),
+                rendered: format!(
+                    "error[E0425]: cannot find value `x{n}` in this scope\n --> \
+                     exercises/ch22-saga-retries/src/lib.rs:{}:5",
+                    10 + n
+                ),
+                in_graded_crate: true,
+            })
+            .collect();
+        Report {
+            compiled: false,
+            compile_failure: Some(CompileFailure {
+                errors,
+                cargo_output: String::new(),
+            }),
+            results: Vec::new(),
+            start_here: Some("exercises/ch22-saga-retries/src/lib.rs:10".to_owned()),
+            ..report()
+        }
+    }
+
+    fn plain(report: &Report, layout: Layout) -> String {
+        render(report, Style { color: false }, layout)
+    }
+
+    #[test]
+    fn brief_snapshot() {
+        insta::assert_snapshot!(plain(&report(), Layout::Brief));
+    }
+
+    #[test]
+    fn brief_compile_failure_snapshot() {
+        insta::assert_snapshot!(plain(&broken(), Layout::Brief));
+    }
+
+    #[test]
+    fn verbose_shows_every_row_in_full_with_the_point_first() {
+        let text = plain(&report(), Layout::Verbose);
+        assert!(text.lines().nth(1).unwrap().starts_with("Score 2/22"));
+        assert_eq!(text.matches("still a todo!()").count(), 22, "{text}");
+        assert_eq!(text.matches("✓  ").count(), 2, "{text}");
+        assert!(!text.contains("--verbose"), "{text}");
+        let broken = plain(&broken(), Layout::Verbose);
+        assert_eq!(broken.matches("error[E0425]").count(), 12, "{broken}");
+    }
+
+    #[test]
+    fn a_report_that_passes_lists_every_row() {
+        let mut report = report();
+        report.results.retain(|r| r.outcome.passed());
+        report.total();
+        let text = plain(&report, Layout::Brief);
+        assert!(text.contains("✓  classify.passes"), "{text}");
+        assert!(text.contains("✓  retry.passes"), "{text}");
+    }
+
+    #[test]
+    fn a_visible_test_that_panics_outside_an_assertion_says_the_test_panicked() {
+        let outcome = Outcome::Failed {
+            message: "called `Result::unwrap()` on an `Err` value: \"nope\"".to_owned(),
+            location: Some("exercises/ch01-strong-medicine/tests/visible.rs:12:7".to_owned()),
+            in_graded_code: true,
+        };
+        assert_eq!(
+            explain(&outcome),
+            "the test itself panicked at exercises/ch01-strong-medicine/tests/visible.rs:12:7: \
+             called `Result::unwrap()` on an `Err` value: \"nope\""
+        );
+        let assertion = Outcome::Failed {
+            message: "assertion failed: delay <= cap".to_owned(),
+            location: Some("C:\\wb\\exercises\\ch01\\tests\\visible.rs:3:5".to_owned()),
+            in_graded_code: true,
+        };
+        assert_eq!(
+            explain(&assertion),
+            "the test's assertion at C:\\wb\\exercises\\ch01\\tests\\visible.rs:3:5 failed: \
+             delay <= cap"
+        );
+    }
 }

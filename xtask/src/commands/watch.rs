@@ -105,7 +105,7 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style) {
     };
     match grader.grade(chapter, &Target::Exercise) {
         Ok(result) => {
-            print!("{}", report::render_text(&result, style));
+            print!("{}", report::render(&result, style, report::Layout::Brief));
             if let Err(error) = Progress::record(workbook, chapter, &result) {
                 eprintln!("note: progress not saved: {error:#}");
             }
