@@ -779,7 +779,13 @@ fn build_by_replay(
             continue;
         }
         let in_graded_crate = is_learners_file(graded, &diagnostic);
-        errors.push(compile_error(workbook, graded, diagnostic, in_graded_crate));
+        let mut error = compile_error(workbook, graded, diagnostic, in_graded_crate);
+        // Rustc renders in colour for cargo, which takes it out when asked for none; replayed,
+        // the grader does.
+        if !options.color {
+            error.rendered = crate::formats::strip_ansi(&error.rendered);
+        }
+        errors.push(error);
     }
     if !is_code_failure(&errors) {
         rustc_replay::forget(dir);

@@ -149,18 +149,22 @@ fn compile_errors_show_the_learners_file_first() {
     );
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{text}");
-    let first_error = text.find("error[").expect("an error is shown");
-    let learner_file = text
-        .find("--> xtask/tests/fixtures/broken/src/lib.rs:4")
-        .expect("the learner's file and line are shown");
-    let checks_file = text
-        .find("--> xtask/tests/fixtures/hostile-checks/")
-        .expect("the checks' first error is shown");
+    let find = |what: &str| {
+        text.find(what)
+            .unwrap_or_else(|| panic!("{what} is not shown:\n{text}"))
+    };
+    let first_error = find("error[");
+    let learner_file = find("--> xtask/tests/fixtures/broken/src/lib.rs:4");
+    let checks_file = find("--> xtask/tests/fixtures/hostile-checks/");
     assert!(
         first_error < learner_file && learner_file < checks_file,
         "{text}"
     );
     assert_eq!(text.matches("Start here").count(), 1, "said once:\n{text}");
+    assert!(
+        !text.contains('\x1b'),
+        "no colour with NO_COLOR, however the checks were compiled:\n{text}"
+    );
     assert!(
         first_lines(&text, 10).contains("Start here"),
         "said first:\n{text}"
