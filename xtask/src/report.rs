@@ -651,23 +651,26 @@ mod tests {
 
     #[test]
     fn a_visible_test_that_panics_outside_an_assertion_says_the_test_panicked() {
-        let outcome = Outcome::Failed {
-            message: "called `Result::unwrap()` on an `Err` value: \"nope\"".to_owned(),
-            location: Some("exercises/ch01-strong-medicine/tests/visible.rs:12:7".to_owned()),
-            in_graded_code: true,
+        let in_test = |message: &str, location: &str| {
+            explain(&Outcome::Failed {
+                message: message.to_owned(),
+                location: Some(location.to_owned()),
+                in_graded_code: true,
+            })
         };
         assert_eq!(
-            explain(&outcome),
+            in_test(
+                "called `Result::unwrap()` on an `Err` value: \"nope\"",
+                "exercises/ch01-strong-medicine/tests/visible.rs:12:7"
+            ),
             "the test itself panicked at exercises/ch01-strong-medicine/tests/visible.rs:12:7: \
              called `Result::unwrap()` on an `Err` value: \"nope\""
         );
-        let assertion = Outcome::Failed {
-            message: "assertion failed: delay <= cap".to_owned(),
-            location: Some("C:\\wb\\exercises\\ch01\\tests\\visible.rs:3:5".to_owned()),
-            in_graded_code: true,
-        };
         assert_eq!(
-            explain(&assertion),
+            in_test(
+                "assertion failed: delay <= cap",
+                "C:\\wb\\exercises\\ch01\\tests\\visible.rs:3:5"
+            ),
             "the test's assertion at C:\\wb\\exercises\\ch01\\tests\\visible.rs:3:5 failed: \
              delay <= cap"
         );

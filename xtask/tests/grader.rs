@@ -190,12 +190,24 @@ fn first_lines(text: &str, count: usize) -> String {
     text.lines().take(count).collect::<Vec<_>>().join("\n")
 }
 
+/// `cargo xtask check <chapter>` on the untouched exercise, with its progress in a fresh
+/// folder named after `name`: its output, after checking that it failed.
+fn untouched(chapter: &str, name: &str) -> (Output, PathBuf) {
+    let state = temp_dir(name);
+    let output = xtask(&["check", chapter], &state);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    (output, state)
+}
+
 #[test]
 fn an_untouched_chapter_puts_the_score_and_where_to_start_first_and_fits_a_screen() {
-    let state = temp_dir("brief");
-    let output = xtask(&["check", "ch22"], &state);
+    let (output, state) = untouched("ch22", "brief");
     let text = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(1), "{text}");
     let lines = text.lines().count();
     assert!(lines <= 40, "{lines} lines:\n{text}");
     let top = first_lines(&text, 10);
@@ -289,10 +301,8 @@ fn a_plain_line_says_what_runs_when_stderr_is_not_a_terminal() {
 
 #[test]
 fn the_untouched_exercise_fails_with_a_table_that_says_where_to_start() {
-    let state = temp_dir("start");
-    let output = xtask(&["check", "ch08"], &state);
+    let (output, state) = untouched("ch08", "start");
     let text = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(1), "{text}");
     assert!(text.contains("✗  jitter.not_deterministic"), "{text}");
     assert!(text.contains("still a todo!()"), "{text}");
     assert!(text.contains("→ book §8.3"), "{text}");
