@@ -1001,7 +1001,7 @@ fn read_cargo_stderr(stderr: std::process::ChildStderr, activity: &Activity) -> 
         if let Some((cold, detail)) = status.changed() {
             if cold {
                 activity.headline(format!(
-                    "{COMPILING} and the chapter's dependencies (first run only)"
+                    "{COMPILING} and the chapter's dependencies (only the first time)"
                 ));
             }
             activity.detail(detail);
@@ -1018,7 +1018,8 @@ mod progress {
         compiling: Option<String>,
         done: usize,
         total: usize,
-        /// Many crates were left to compile at some point: a cold build.
+        /// More crates than the graded one and the checks were left to compile at some point
+        /// (cargo counts those it finds up to date as done): dependencies, on a first build.
         cold: bool,
         changed: bool,
     }
@@ -1044,7 +1045,9 @@ mod progress {
                 && let (Ok(done), Ok(total)) = (done.parse(), total.parse())
             {
                 (self.done, self.total) = (done, total);
-                self.cold |= total.saturating_sub(done) > 30;
+                // A build after an edit compiles the graded crate and the checks; more crates
+                // left are dependencies, compiled once.
+                self.cold |= total.saturating_sub(done) > 3;
                 if let Some(name) = names.split(',').next().map(str::trim)
                     && !name.is_empty()
                 {
@@ -1067,8 +1070,6 @@ mod progress {
             } else {
                 crate_name.to_owned()
             };
-            // Only a cold build has this many crates left to compile: every dependency, once.
-            // (Cargo counts the crates it finds up to date as well.)
             Some((self.cold, detail))
         }
     }

@@ -40,16 +40,19 @@ pub fn stderr_is_live() -> bool {
 }
 
 /// How long a plain-lines status stays quiet before it says what is still going on: the line
-/// comes before two seconds of silence are up.
+/// comes before two seconds of silence are up. The first comes sooner, as cargo may have taken
+/// a while to start the grader.
 pub const QUIET: Duration = Duration::from_millis(1_500);
+const FIRST_QUIET: Duration = Duration::from_millis(1_000);
 
 /// How often a live line is redrawn.
 const TICK: Duration = Duration::from_millis(100);
 
-/// When the grader last printed a plain status line, or started.
-fn last_line() -> &'static Mutex<Instant> {
-    static LAST: OnceLock<Mutex<Instant>> = OnceLock::new();
-    LAST.get_or_init(|| Mutex::new(Instant::now()))
+/// When the grader last printed a plain status line (or started), and whether it has printed
+/// one.
+fn last_line() -> &'static Mutex<(Instant, bool)> {
+    static LAST: OnceLock<Mutex<(Instant, bool)>> = OnceLock::new();
+    LAST.get_or_init(|| Mutex::new((Instant::now(), false)))
 }
 
 /// Starts the quiet clock (call first thing in `main`): the first plain line comes before two
@@ -66,15 +69,16 @@ fn print_line(line: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{line}");
     let _ = err.flush();
-    *last = Instant::now();
+    *last = (Instant::now(), true);
 }
 
-/// How long since the grader last printed a plain status line (or started).
-fn quiet_for(now: Instant) -> Duration {
-    let last = *last_line()
+/// Whether the grader has been quiet long enough for a plain status line.
+fn quiet_enough(now: Instant) -> bool {
+    let (last, printed) = *last_line()
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    now.saturating_duration_since(last)
+    let quiet = if printed { QUIET } else { FIRST_QUIET };
+    now.saturating_duration_since(last) >= quiet
 }
 
 /// One piece of work the status follows, from [`Activity::start`] until it is dropped. A
@@ -190,7 +194,7 @@ fn tick(shared: &Shared) {
                     state.drawn = line;
                 }
             }
-            Mode::Lines if quiet_for(now) >= QUIET => print_line(&state.line(now)),
+            Mode::Lines if quiet_enough(now) => print_line(&state.line(now)),
             Mode::Lines | Mode::Off => {}
         }
         state = shared
