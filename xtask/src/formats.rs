@@ -134,7 +134,7 @@ pub fn escape(text: &str) -> String {
 
 /// Removes terminal escape sequences: CSI (`ESC [ … final byte`, colours among them) and OSC
 /// (`ESC ] … BEL` or `ESC ] … ESC \\`, hyperlinks among them).
-fn strip_ansi(text: &str) -> String {
+pub fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {

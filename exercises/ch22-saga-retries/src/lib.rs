@@ -131,7 +131,7 @@ impl Saga {
         // TODO: task 5.
         let _ = (rng, cancel);
         todo!(
-            "Saga::run(saga {:?} with {} steps)",
+            "Saga::run(saga = {:?}, steps.len() = {})",
             self.id,
             self.steps.len()
         )
