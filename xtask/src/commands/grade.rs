@@ -117,10 +117,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         let (mut report, tampered, as_shipped) = if exercise_found {
             let shipped = Shipped::load(&workbook, chapter)?;
             let tampered = tampered_files(&grader, chapter, &shipped, &exercise)?;
-            let as_shipped = shipped
-                .files
-                .keys()
-                .all(|file| shipped.is_as_shipped(&exercise, file));
+            let as_shipped = untouched(&shipped, &exercise);
             let report = grader.grade(chapter, &Target::Path(exercise))?;
             (report, tampered, as_shipped)
         } else {
@@ -203,6 +200,16 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     })
 }
 
+/// Whether the student has not begun the exercise in `dir`: no shipped file changed, and none
+/// that the build needs (the manifest, `src/`) is gone. A missing example or visible test is no
+/// start.
+fn untouched(shipped: &Shipped, dir: &Path) -> bool {
+    shipped.files.keys().all(|file| {
+        let needed = file == "Cargo.toml" || file.starts_with("src/");
+        shipped.is_as_shipped(dir, file) || (!needed && !dir.join(file).exists())
+    })
+}
+
 /// Files the submission must not change (the manifest, a build script, the visible tests and
 /// the rubric's given files) that differ from the shipped exercise's record.
 fn tampered_files(
@@ -229,4 +236,33 @@ fn tampered_files(
         .filter(|file| !shipped.is_as_shipped(submitted, file))
         .map(|file| format!("exercises/{}/{file}", chapter.stem()))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exercise_is_untouched_until_its_code_or_manifest_changes() {
+        let dir = crate::util::scratch_dir("untouched");
+        let write = |file: &str, text: &str| {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("Cargo.toml", "[package]\nname = \"x\"\n");
+        write("src/lib.rs", "pub fn f() { todo!() }\n");
+        write("examples/predict.rs", "fn main() {}\n");
+        let shipped = Shipped::of_folder(&dir).unwrap();
+        assert!(untouched(&shipped, &dir));
+        std::fs::remove_file(dir.join("examples/predict.rs")).unwrap();
+        assert!(untouched(&shipped, &dir), "a missing example is no start");
+        write("src/notes.rs", "// mine\n");
+        assert!(untouched(&shipped, &dir), "an unused new file is no start");
+        write("src/lib.rs", "pub fn f() {}\n");
+        assert!(!untouched(&shipped, &dir), "the code changed");
+        std::fs::remove_file(dir.join("src/lib.rs")).unwrap();
+        assert!(!untouched(&shipped, &dir), "the code is gone");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
