@@ -1,7 +1,8 @@
 //! Where the class report's book links lead: a hosted book when one is given (`--book-url`, or
 //! `WORKBOOK_BOOK_URL`), else this workbook's built book, built first when it is missing or
 //! older than its sources. A section the built book does not hold (no page, or no anchor) is
-//! named without a link, so the page never has a dead one.
+//! named without a link, and so is every section of a report made on a CI runner without a
+//! hosted book (the runner's book is gone after the run): the page never has a dead link.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -37,6 +38,14 @@ pub fn resolve(
             .map(|&link| (link.to_owned(), format!("{base}/{}", page_and_anchor(link))))
             .collect();
         return (links, None);
+    }
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|value| value == "true") {
+        let note = "The report was made on a CI runner, whose book is gone once the run ends, so \
+                    the sections below are named without links: give a hosted book with \
+                    --book-url (or WORKBOOK_BOOK_URL)."
+            .to_owned();
+        println!("note: {note}");
+        return (BookLinks::new(), Some(note));
     }
     let build = workbook.root.join("book/build");
     let failure = built_book(workbook, &build).err();

@@ -203,19 +203,12 @@ fn explain(outcome: &Outcome) -> String {
             location,
             in_graded_code,
         } => {
+            // A todo!() panics too: "not yet implemented: …" says what is left.
             let message = message.trim();
-            let place = location
-                .as_deref()
-                .filter(|_| *in_graded_code)
-                .map(|l| format!(" at {l}"))
-                .unwrap_or_default();
-            if let Some((_, what)) = message.split_once("not yet implemented") {
-                let what = what.trim_start_matches(':').trim();
-                format!("still a todo!() in the student's code{place}: {what}")
-            } else if *in_graded_code {
-                format!("the student's code panicked{place}: {message}")
-            } else {
-                format!("the check reported: {message}")
+            match location.as_deref().filter(|_| *in_graded_code) {
+                Some(place) => format!("the student's code panicked at {place}: {message}"),
+                None if *in_graded_code => format!("the student's code panicked: {message}"),
+                None => format!("the check reported: {message}"),
             }
         }
         Outcome::TimedOut { limit_ms } => format!(
