@@ -66,12 +66,15 @@ fn summary(out: &mut String, chapters: &[ChapterGrade], points: f64, max_points:
     );
 }
 
-/// What fails in a chapter the student began; nothing for one missing, not started or done.
+/// What fails in a chapter the student began; nothing for one missing or not started, nor for
+/// one done with its shipped files as shipped.
 fn details(out: &mut String, chapter: &ChapterGrade, style: Style) {
     let report = &chapter.report;
     let heading = style.bold(&format!("{} · {}", report.chapter, report.title));
     match chapter.status {
         ChapterStatus::Missing | ChapterStatus::NotStarted => {}
+        // The table says it all, unless a shipped file changed.
+        ChapterStatus::Done if chapter.tampered.is_empty() => {}
         ChapterStatus::DoesNotCompile => {
             let _ = writeln!(
                 out,

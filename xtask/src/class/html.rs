@@ -33,6 +33,7 @@ td.points small { display: block; color: #444; font-weight: normal; }
 td.points details { text-align: left; font-size: 0.85em; }
 td.points ul { margin: 0.2rem 0 0; padding-left: 1rem; }
 td.count { text-align: right; font-variant-numeric: tabular-nums; }
+td.left-out { font-size: 0.85em; color: #555; }
 svg text { font: 12px system-ui, sans-serif; fill: #444; }
 svg .bar { fill: #4a78c2; }
 ";
@@ -249,7 +250,7 @@ fn heat_map(page: &mut String, report: &ClassReport, links: &BookLinks, book_not
             page,
             "<tr class=\"check\"{share} data-attempted=\"{}\"><td class=\"share\" \
              style=\"background: {background}\">{passing} <small>({}/{})</small></td><td>{}</td>\
-             <td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+             <td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"left-out\">{}</td></tr>",
             check.attempted,
             check.passed,
             check.attempted,
@@ -356,7 +357,8 @@ fn student_row(
     let _ = writeln!(page, "<td class=\"points\">{total}</td></tr>");
 }
 
-/// A student's chapter: points, status, checks passed, and the failed checks folded.
+/// A student's chapter: points, status, checks passed, and the failed checks folded (their ids,
+/// each rule in its tooltip, so that an opened fold keeps the column narrow).
 fn chapter_cell(page: &mut String, graded: &StudentChapter, titles: &BTreeMap<(&str, &str), &str>) {
     let status = graded.status;
     let background = if status.attempted() {
@@ -399,9 +401,9 @@ fn chapter_cell(page: &mut String, graded: &StudentChapter, titles: &BTreeMap<(&
                 .unwrap_or_default();
             let _ = write!(
                 page,
-                "<li><code>{}</code> {}</li>",
-                escape(id),
-                escape(title)
+                "<li><code title=\"{}\">{}</code></li>",
+                escape(title),
+                escape(id)
             );
         }
         page.push_str("</ul></details>");
