@@ -402,7 +402,7 @@ pub(crate) mod tests {
         let style = crate::term::Style { color: false };
         let text: Vec<String> = sample()
             .iter()
-            .map(|c| crate::report::render_text(&c.report, style))
+            .map(|c| crate::report::render(&c.report, style, crate::report::Layout::Verbose))
             .collect();
         insta::assert_snapshot!(text.join("\n"));
     }

@@ -24,8 +24,6 @@ const LISTED_ERRORS: usize = 8;
 /// How a report is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
-    /// Every row and every failure in full, the score at the bottom (an instructor's `grade`).
-    Table,
     /// The point first, for a learner: the score and where to start at the top, then the first
     /// few failures in full and the rest one line each (`check`, `watch`).
     Brief,
@@ -34,18 +32,9 @@ pub enum Layout {
 }
 
 impl Layout {
-    fn point_first(self) -> bool {
-        self != Layout::Table
-    }
-
     fn brief(self) -> bool {
         self == Layout::Brief
     }
-}
-
-/// The report as a table, with a failure's explanation under its row.
-pub fn render_text(report: &Report, style: Style) -> String {
-    render(report, style, Layout::Table)
 }
 
 /// The report laid out as `layout` says.
@@ -125,11 +114,9 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style, layout: Layou
                 style.bold("Start here:")
             )
         });
-        if layout.point_first() {
-            writeln!(out, "{verdict}")?;
-            if let Some(start) = &start {
-                writeln!(out, "{start}")?;
-            }
+        writeln!(out, "{verdict}")?;
+        if let Some(start) = &start {
+            writeln!(out, "{start}")?;
         }
         writeln!(
             out,
@@ -137,12 +124,6 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style, layout: Layou
             style.dim(&format!("workbook: {}", report.workspace))
         )?;
         render_compile_failure(out, failure, style, layout)?;
-        if !layout.point_first() {
-            writeln!(out, "\n{verdict}")?;
-            if let Some(start) = &start {
-                writeln!(out, "{start}")?;
-            }
-        }
         return Ok(());
     }
     let timing = format!(
@@ -154,24 +135,15 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style, layout: Layou
         },
         report.run_ms as f64 / 1e3
     );
-    if layout.point_first() {
-        writeln!(out, "{}", summary(report, style)?)?;
-        if let Some(place) = &report.start_here {
-            writeln!(out, "{} {place}", style.bold("Start here:"))?;
-        }
-        writeln!(
-            out,
-            "{}",
-            style.dim(&format!("workbook: {} · {timing}", report.workspace))
-        )?;
-    } else {
-        writeln!(
-            out,
-            "{}",
-            style.dim(&format!("workbook: {}", report.workspace))
-        )?;
-        writeln!(out, "{}", style.dim(&timing))?;
+    writeln!(out, "{}", summary(report, style)?)?;
+    if let Some(place) = &report.start_here {
+        writeln!(out, "{} {place}", style.bold("Start here:"))?;
     }
+    writeln!(
+        out,
+        "{}",
+        style.dim(&format!("workbook: {} · {timing}", report.workspace))
+    )?;
     out.write_char('\n')?;
     // The id column fits the longest hidden check id, so the points always line up.
     let width = report
@@ -192,10 +164,6 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style, layout: Layou
         // The learner's own tests: the first failure in full, whatever the checks showed.
         let tests = budget.section(layout, LISTED_VISIBLE_TESTS, 1);
         render_rows(out, &visible, "visible tests", width, style, tests)?;
-    }
-    if !layout.point_first() {
-        out.write_char('\n')?;
-        writeln!(out, "{}", summary(report, style)?)?;
     }
     Ok(())
 }
@@ -443,10 +411,9 @@ fn render_compile_failure(
     layout: Layout,
 ) -> fmt::Result {
     writeln!(out)?;
-    // The table shows the first three errors; a brief report two in full and a few more by
-    // their first line; a verbose one all of them.
+    // A brief report shows two errors in full and a few more by their first line; a verbose
+    // one all of them.
     let (full, listed) = match layout {
-        Layout::Table => (3, 3),
         Layout::Brief => (FULL_ERRORS, FULL_ERRORS + LISTED_ERRORS),
         Layout::Verbose => (usize::MAX, usize::MAX),
     };
