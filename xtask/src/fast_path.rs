@@ -73,10 +73,12 @@ fn link(root: &Path) -> Result<()> {
 }
 
 /// The alias's fast part: the options that point `cargo run` at the launcher, for the target
-/// folder this grader was built in.
+/// folder this grader was built in. Quiet: cargo only starts the launcher (the slow way is
+/// not quiet, so that cargo's progress shows while a fresh clone builds the grader).
 fn alias_text(launcher: &Path, target_dir: &Path) -> Result<String> {
     let path = |path: &Path| toml::Value::String(path.display().to_string());
     let alias = toml::Value::Array(vec![
+        toml::Value::String("--quiet".into()),
         toml::Value::String("--manifest-path".into()),
         path(launcher),
         toml::Value::String("--target-dir".into()),
@@ -140,6 +142,7 @@ mod tests {
         assert_eq!(
             parsed["alias"]["xtask"],
             toml::Value::Array(vec![
+                "--quiet".into(),
                 "--manifest-path".into(),
                 "/my work/wb/xtask/launcher/Cargo.toml".into(),
                 "--target-dir".into(),

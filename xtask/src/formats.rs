@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::class::status::ChapterStatus;
 use crate::grading::{CheckKind, Report};
 use crate::report::explain;
 
@@ -16,6 +17,8 @@ pub struct ChapterGrade {
     pub points: f64,
     /// Shipped files (visible tests, given code) that the submission changed.
     pub tampered: Vec<String>,
+    /// Missing, not started (as shipped), does not compile, partial or done.
+    pub status: ChapterStatus,
     pub report: Report,
 }
 
@@ -134,7 +137,7 @@ pub fn escape(text: &str) -> String {
 
 /// Removes terminal escape sequences: CSI (`ESC [ … final byte`, colours among them) and OSC
 /// (`ESC ] … BEL` or `ESC ] … ESC \\`, hyperlinks among them).
-fn strip_ansi(text: &str) -> String {
+pub fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -263,7 +266,7 @@ pub fn base64(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::grading::{CheckResult, Section};
     use crate::harness::{CompileError, CompileFailure};
@@ -299,7 +302,7 @@ mod tests {
     }
 
     /// Two chapters: one with a passing, a failing and a timed-out check, one that does not compile.
-    fn sample() -> Vec<ChapterGrade> {
+    pub(crate) fn sample() -> Vec<ChapterGrade> {
         let results = vec![
             row("jitter.within_bounds", 2, Outcome::Passed),
             row(
@@ -371,12 +374,14 @@ mod tests {
                 weight: 2,
                 points: 2.0 * 2.0 / 8.0,
                 tampered: Vec::new(),
+                status: ChapterStatus::Partial,
                 report: passing,
             },
             ChapterGrade {
                 weight: 1,
                 points: 0.0,
                 tampered: vec!["exercises/ch01-strong-medicine/tests/visible.rs".to_owned()],
+                status: ChapterStatus::DoesNotCompile,
                 report: broken,
             },
         ]
@@ -397,7 +402,7 @@ mod tests {
         let style = crate::term::Style { color: false };
         let text: Vec<String> = sample()
             .iter()
-            .map(|c| crate::report::render_text(&c.report, style))
+            .map(|c| crate::report::render(&c.report, style, crate::report::Layout::Verbose))
             .collect();
         insta::assert_snapshot!(text.join("\n"));
     }

@@ -13,6 +13,7 @@ use crate::harness::{self, BuildOptions, CompileFailure, Graded, VISIBLE_MODULE}
 use crate::mutants;
 use crate::runner::{self, Outcome, Planned, Sources};
 use crate::sandbox::Limits;
+use crate::status::{Activity, Mode};
 use crate::util::FolderLock;
 use crate::workbook::{Chapter, Rubric, Workbook};
 
@@ -21,6 +22,9 @@ pub const REPORT_SCHEMA: &str = "retry-workbook/check-report/v1";
 
 /// Output any one check may write before it is stopped.
 pub const OUTPUT_LIMIT_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Real time each visible test may take when it runs alone (the book's how-to-use page says so).
+pub const VISIBLE_TEST_LIMIT: Duration = Duration::from_secs(10);
 
 /// Address space of a process that runs the learner's own tests (visible tests, a suite).
 pub const TESTS_MEMORY_BYTES: u64 = 1024 * 1024 * 1024;
@@ -361,6 +365,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
         .iter()
         .map(|check| Planned {
             name: prepared.binary_name(&check.test_name()),
+            label: check.id.clone(),
             limits: Limits {
                 wall: Duration::from_millis(check.timeout_ms),
                 memory_bytes: check.memory_mb * 1024 * 1024,
@@ -375,8 +380,9 @@ fn grade_checks(request: &Request) -> Result<Report> {
             .filter(|name| visible_tests && name.starts_with(&visible_prefix))
             .map(|name| Planned {
                 name: name.clone(),
+                label: visible_id(name.trim_start_matches(&visible_prefix)),
                 limits: Limits {
-                    wall: Duration::from_secs(10),
+                    wall: VISIBLE_TEST_LIMIT,
                     memory_bytes: TESTS_MEMORY_BYTES,
                     output_bytes: OUTPUT_LIMIT_BYTES,
                 },
@@ -399,6 +405,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
         .map(|check| Duration::from_millis(check.timeout_ms))
         .max()
         .unwrap_or(Duration::from_secs(10));
+    let status = Activity::start(Mode::for_stderr(build.show_progress), "Running the checks");
     let runs = runner::run_all(
         &built.test_binary,
         &plan,
@@ -407,7 +414,9 @@ fn grade_checks(request: &Request) -> Result<Report> {
         &sources(workbook, rubric),
         parallel,
         together_wall,
+        &status,
     )?;
+    drop(status);
     report.run_ms = started.elapsed().as_millis() as u64;
     crate::timings::phase("checks run");
     // The checks are done with their folders; a failure to clean up only costs disk space.
@@ -438,9 +447,9 @@ fn grade_checks(request: &Request) -> Result<Report> {
     }
     for run in runs.iter().skip(rubric.checks.len()) {
         let test = run.name.trim_start_matches(&visible_prefix);
-        let (file, function) = test.split_once("::").unwrap_or(("tests", test));
+        let function = test.split_once("::").map_or(test, |(_, function)| function);
         report.results.push(CheckResult {
-            id: format!("tests/{file}.rs: {function}"),
+            id: visible_id(test),
             kind: CheckKind::Visible,
             title: function.replace('_', " "),
             points: 0,
@@ -462,6 +471,13 @@ fn grade_checks(request: &Request) -> Result<Report> {
         report.start_here = start_here(workbook, graded, rubric, &report);
     }
     Ok(report)
+}
+
+/// How a visible test (`file::function` in the harness) is named in the report:
+/// `tests/file.rs: function`.
+fn visible_id(test: &str) -> String {
+    let (file, function) = test.split_once("::").unwrap_or(("tests", test));
+    format!("tests/{file}.rs: {function}")
 }
 
 /// The checks' source folders and the support file, as the runner needs them.

@@ -6,6 +6,7 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -16,6 +17,7 @@ use crate::freshness;
 use crate::manifest_toml::{self, CrateManifest};
 use crate::merged;
 use crate::rustc_replay;
+use crate::status::{self, Activity, Mode};
 use crate::util::stable_hash;
 use crate::util::write_if_changed;
 use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
@@ -747,13 +749,12 @@ fn build_by_replay(
     replay: &rustc_replay::Replay,
     options: BuildOptions,
 ) -> Result<Option<BuildOutcome<(PathBuf, freshness::LocalUnits)>>> {
-    if options.show_progress {
-        show_status(&format!("Compiling the checks: {}", graded.package));
-    }
+    let activity = Activity::start(
+        Mode::for_stderr(options.show_progress),
+        format!("Compiling the checks with {}", graded.package),
+    );
     let replayed = replay.run();
-    if options.show_progress {
-        clear_status();
-    }
+    drop(activity);
     let replayed = replayed?;
     if replayed.success {
         let Some(dep_info) = freshness::dep_info_of(&replay.test_binary) else {
@@ -778,7 +779,13 @@ fn build_by_replay(
             continue;
         }
         let in_graded_crate = is_learners_file(graded, &diagnostic);
-        errors.push(compile_error(workbook, graded, diagnostic, in_graded_crate));
+        let mut error = compile_error(workbook, graded, diagnostic, in_graded_crate);
+        // Rustc renders in colour for cargo, which takes it out when asked for none; replayed,
+        // the grader does.
+        if !options.color {
+            error.rendered = crate::formats::strip_ansi(&error.rendered);
+        }
+        errors.push(error);
     }
     if !is_code_failure(&errors) {
         rustc_replay::forget(dir);
@@ -860,17 +867,19 @@ pub fn cargo_build(
     if record_rustc {
         rustc_replay::record_through_wrapper(&mut command, dir);
     }
-    if options.show_progress {
+    let mode = Mode::for_stderr(options.show_progress);
+    if mode != Mode::Off {
         // Cargo draws its progress bar into the pipe too; the status line below reads it.
         command
             .env("CARGO_TERM_PROGRESS_WHEN", "always")
             .env("CARGO_TERM_PROGRESS_WIDTH", "100")
             .env("CARGO_TERM_COLOR", "never");
     }
+    let activity = Arc::new(Activity::start(mode, COMPILING));
     let mut child = command.spawn().context("starting cargo")?;
     let stderr = child.stderr.take().context("cargo's stderr")?;
-    let show_progress = options.show_progress;
-    let stderr_reader = std::thread::spawn(move || read_cargo_stderr(stderr, show_progress));
+    let reader_activity = Arc::clone(&activity);
+    let stderr_reader = std::thread::spawn(move || read_cargo_stderr(stderr, &reader_activity));
     let stdout = child.stdout.take().context("cargo's stdout")?;
     let mut binaries = Vec::new();
     let mut local_units = freshness::LocalUnits::default();
@@ -921,6 +930,7 @@ pub fn cargo_build(
     }
     let status = child.wait().context("waiting for cargo")?;
     let cargo_output = stderr_reader.join().unwrap_or_default();
+    drop(activity);
     if status.success() {
         return Ok(BuildOutcome::Built(BuiltTests {
             binaries,
@@ -954,12 +964,10 @@ fn is_learners_file(graded: &Graded, diagnostic: &RustcMessage) -> bool {
         })
 }
 
-/// Shows `line` as the one status line on stderr, in place of the last one.
+/// Shows `line` as the one status line on stderr: in place of the last one on a terminal, as a
+/// line of its own elsewhere.
 pub fn show_status(line: &str) {
-    use std::io::Write;
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "\r\x1b[2K{line}");
-    let _ = err.flush();
+    status::say(Mode::for_stderr(true), line);
 }
 
 /// Clears the status line.
@@ -967,15 +975,17 @@ pub fn clear_status() {
     show_status("");
 }
 
-/// Collects cargo's stderr (its complaints, when no compiler error explains a failure); with
-/// `show_progress`, also keeps one status line on our stderr: what cargo compiles, how far along.
-fn read_cargo_stderr(stderr: std::process::ChildStderr, show_progress: bool) -> String {
+/// What the status says while cargo compiles a harness.
+const COMPILING: &str = "Compiling the checks";
+
+/// Collects cargo's stderr (its complaints, when no compiler error explains a failure), and
+/// tells `activity` what cargo compiles and how far along it is.
+fn read_cargo_stderr(stderr: std::process::ChildStderr, activity: &Activity) -> String {
     use std::io::Read;
     let mut text = String::new();
     let mut status = progress::Status::default();
     let mut pending = Vec::new();
     let mut bytes = std::io::BufReader::new(stderr).bytes();
-    let mut shown = false;
     while let Some(Ok(byte)) = bytes.next() {
         if byte != b'\n' && byte != b'\r' {
             pending.push(byte);
@@ -988,13 +998,14 @@ fn read_cargo_stderr(stderr: std::process::ChildStderr, show_progress: bool) -> 
             text.push_str(&line);
             text.push('\n');
         }
-        if show_progress && let Some(shown_line) = status.line() {
-            show_status(&shown_line);
-            shown = true;
+        if let Some((cold, detail)) = status.changed() {
+            if cold {
+                activity.headline(format!(
+                    "{COMPILING} and the chapter's dependencies (only the first time)"
+                ));
+            }
+            activity.detail(detail);
         }
-    }
-    if shown {
-        clear_status();
     }
     text
 }
@@ -1007,7 +1018,8 @@ mod progress {
         compiling: Option<String>,
         done: usize,
         total: usize,
-        /// Many crates were left to compile at some point: a cold build.
+        /// More crates than the graded one and the checks were left to compile at some point
+        /// (cargo counts those it finds up to date as done): dependencies, on a first build.
         cold: bool,
         changed: bool,
     }
@@ -1033,7 +1045,9 @@ mod progress {
                 && let (Ok(done), Ok(total)) = (done.parse(), total.parse())
             {
                 (self.done, self.total) = (done, total);
-                self.cold |= total.saturating_sub(done) > 30;
+                // A build after an edit compiles the graded crate and the checks; more crates
+                // left are dependencies, compiled once.
+                self.cold |= total.saturating_sub(done) > 3;
                 if let Some(name) = names.split(',').next().map(str::trim)
                     && !name.is_empty()
                 {
@@ -1044,25 +1058,19 @@ mod progress {
             true
         }
 
-        /// The status line to show, once per change.
-        pub fn line(&mut self) -> Option<String> {
+        /// Whether the build is cold (every dependency is compiled), and how far along it is
+        /// (`37/120 crates · tokio`); once per change.
+        pub fn changed(&mut self) -> Option<(bool, String)> {
             if !std::mem::take(&mut self.changed) {
                 return None;
             }
             let crate_name = self.compiling.as_deref()?;
-            let mut line = format!("Compiling the checks: {crate_name}");
-            if self.total > 0 {
-                line = format!(
-                    "Compiling the checks: {}/{} crates · {crate_name}",
-                    self.done, self.total
-                );
-            }
-            // Only a cold build has this many crates left to compile: every dependency, once.
-            // (Cargo counts the crates it finds up to date as well.)
-            if self.cold {
-                line.push_str(" (the first check compiles every dependency once)");
-            }
-            Some(line)
+            let detail = if self.total > 0 {
+                format!("{}/{} crates · {crate_name}", self.done, self.total)
+            } else {
+                crate_name.to_owned()
+            };
+            Some((self.cold, detail))
         }
     }
 
@@ -1074,18 +1082,13 @@ mod progress {
         fn reads_cargo_progress_and_compiling_lines() {
             let mut status = Status::default();
             assert!(!status.read("   Compiling tokio v1.48.0"));
-            assert_eq!(
-                status.line().as_deref(),
-                Some("Compiling the checks: tokio")
-            );
-            assert_eq!(status.line(), None, "shown once per change");
+            assert_eq!(status.changed(), Some((false, "tokio".to_owned())));
+            assert_eq!(status.changed(), None, "said once per change");
             assert!(status.read("    Building [=======>        ] 37/120: rand, serde"));
-            let line = status.line().unwrap();
-            assert!(
-                line.starts_with("Compiling the checks: 37/120 crates · rand"),
-                "{line}"
+            assert_eq!(
+                status.changed(),
+                Some((true, "37/120 crates · rand".to_owned()))
             );
-            assert!(line.ends_with("(the first check compiles every dependency once)"));
             assert!(!status.read("warning: unused variable"));
         }
 
@@ -1094,8 +1097,8 @@ mod progress {
             let mut status = Status::default();
             assert!(status.read("    Building [=============>  ] 56/58: suite(test)"));
             assert_eq!(
-                status.line().as_deref(),
-                Some("Compiling the checks: 56/58 crates · suite(test)")
+                status.changed(),
+                Some((false, "56/58 crates · suite(test)".to_owned()))
             );
         }
     }

@@ -26,6 +26,7 @@ mod rustc_replay;
 mod sandbox;
 mod shipped;
 mod shown_answers;
+mod status;
 mod suite_rules;
 mod suites;
 mod system;
@@ -76,6 +77,7 @@ enum Command {
 
 fn main() -> ExitCode {
     timings::begin();
+    status::begin();
     // Cargo runs the grader as rustc's wrapper while it builds a merged harness.
     if let Some(code) = rustc_replay::run_as_wrapper() {
         return code;

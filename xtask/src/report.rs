@@ -9,24 +9,92 @@ use crate::term::Style;
 /// The narrowest the id column gets, so short ids still line up with the header.
 const MIN_ID_WIDTH: usize = 30;
 
-/// The report as a table, with a failure's explanation under its row.
-pub fn render_text(report: &Report, style: Style) -> String {
-    TextReport { report, style }.to_string()
+/// How a brief report shows its failures: this many in full, with their explanation and book
+/// link…
+const FULL_FAILURES: usize = 3;
+/// …and up to this many failed checks in all, and this many failed visible tests, the rest one
+/// line each; it says how many more there are.
+const LISTED_CHECKS: usize = 13;
+const LISTED_VISIBLE_TESTS: usize = 5;
+/// A brief report shows this many compiler errors in full, and lists the next few by their
+/// first line.
+const FULL_ERRORS: usize = 2;
+const LISTED_ERRORS: usize = 8;
+
+/// How a report is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// The point first, for a learner: the score and where to start at the top, then the first
+    /// few failures in full and the rest one line each (`check`, `watch`).
+    Brief,
+    /// The point first, then every row and every failure in full (`check --verbose`).
+    Verbose,
+}
+
+impl Layout {
+    fn brief(self) -> bool {
+        self == Layout::Brief
+    }
+}
+
+/// The report laid out as `layout` says.
+pub fn render(report: &Report, style: Style, layout: Layout) -> String {
+    TextReport {
+        report,
+        style,
+        layout,
+    }
+    .to_string()
 }
 
 /// A report, displayed as the table.
 struct TextReport<'a> {
     report: &'a Report,
     style: Style,
+    layout: Layout,
 }
 
 impl fmt::Display for TextReport<'_> {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_text(out, self.report, self.style)
+        write_text(out, self.report, self.style, self.layout)
     }
 }
 
-fn write_text(out: &mut impl Write, report: &Report, style: Style) -> fmt::Result {
+/// How many failures a brief report still shows in full, and on one line.
+struct Budget {
+    full: usize,
+    listed: usize,
+    /// Passed rows are counted on one line, not listed (a brief report with failures).
+    fold_passed: bool,
+}
+
+impl Budget {
+    /// No limits outside a brief layout.
+    fn new(layout: Layout, report: &Report) -> Self {
+        let full = if layout.brief() {
+            FULL_FAILURES
+        } else {
+            usize::MAX
+        };
+        Self {
+            full,
+            listed: usize::MAX,
+            fold_passed: layout.brief() && report.results.iter().any(|r| r.outcome.failed()),
+        }
+    }
+
+    /// Lists up to `listed` failures of the next section, in a brief layout, and at least
+    /// `full` of them in full.
+    fn section(&mut self, layout: Layout, listed: usize, full: usize) -> &mut Self {
+        if layout.brief() {
+            self.listed = listed;
+            self.full = self.full.max(full);
+        }
+        self
+    }
+}
+
+fn write_text(out: &mut impl Write, report: &Report, style: Style, layout: Layout) -> fmt::Result {
     writeln!(
         out,
         "{} — {} ({})",
@@ -34,39 +102,47 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style) -> fmt::Resul
         report.graded,
         report.graded_path
     )?;
-    writeln!(
-        out,
-        "{}",
-        style.dim(&format!("workbook: {}", report.workspace))
-    )?;
     if let Some(failure) = &report.compile_failure {
-        render_compile_failure(out, failure, style)?;
-        writeln!(
-            out,
-            "\n{} it does not compile, so no check could run (0/{} points).",
+        let verdict = format!(
+            "{} it does not compile, so no check could run (0/{} points).",
             style.red("✗"),
             report.max_score
-        )?;
-        if let Some(place) = &report.start_here {
-            writeln!(
-                out,
-                "Start here: fix the first error, at {place}, then check again."
-            )?;
+        );
+        let start = report.start_here.as_ref().map(|place| {
+            format!(
+                "{} fix the first error, at {place}, then check again.",
+                style.bold("Start here:")
+            )
+        });
+        writeln!(out, "{verdict}")?;
+        if let Some(start) = &start {
+            writeln!(out, "{start}")?;
         }
+        writeln!(
+            out,
+            "{}",
+            style.dim(&format!("workbook: {}", report.workspace))
+        )?;
+        render_compile_failure(out, failure, style, layout)?;
         return Ok(());
+    }
+    let timing = format!(
+        "{} · checks ran in {:.2} s",
+        if report.build_reused {
+            "unchanged since the last build".to_owned()
+        } else {
+            format!("compiled in {:.2} s", report.compile_ms as f64 / 1e3)
+        },
+        report.run_ms as f64 / 1e3
+    );
+    writeln!(out, "{}", summary(report, style)?)?;
+    if let Some(place) = &report.start_here {
+        writeln!(out, "{} {place}", style.bold("Start here:"))?;
     }
     writeln!(
         out,
         "{}",
-        style.dim(&format!(
-            "{} · checks ran in {:.2} s",
-            if report.build_reused {
-                "unchanged since the last build".to_owned()
-            } else {
-                format!("compiled in {:.2} s", report.compile_ms as f64 / 1e3)
-            },
-            report.run_ms as f64 / 1e3
-        ))
+        style.dim(&format!("workbook: {} · {timing}", report.workspace))
     )?;
     out.write_char('\n')?;
     // The id column fits the longest hidden check id, so the points always line up.
@@ -77,24 +153,31 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style) -> fmt::Resul
         .unwrap_or(0)
         .max(MIN_ID_WIDTH);
     writeln!(out, "  {:<3}{:<width$} {:>6}  rule", "", "check", "points")?;
-    for result in report.hidden() {
-        render_row(out, result, width, style)?;
-    }
+    let mut budget = Budget::new(layout, report);
+    let hidden: Vec<&CheckResult> = report.hidden().collect();
+    let checks = budget.section(layout, LISTED_CHECKS, 0);
+    render_rows(out, &hidden, "checks", width, style, checks)?;
     render_skip_reasons(out, report, style)?;
     let visible: Vec<&CheckResult> = report.visible().collect();
     if !visible.is_empty() {
         writeln!(out, "\n     your visible tests")?;
-        for result in &visible {
-            render_row(out, result, width, style)?;
-        }
+        // The learner's own tests: the first failure in full, whatever the checks showed.
+        let tests = budget.section(layout, LISTED_VISIBLE_TESTS, 1);
+        render_rows(out, &visible, "visible tests", width, style, tests)?;
     }
+    Ok(())
+}
+
+/// The score line: points, and how many checks and visible tests passed.
+fn summary(report: &Report, style: Style) -> Result<String, fmt::Error> {
     let hidden_passed = report.hidden().filter(|r| r.outcome.passed()).count();
     let visible_passed = report.visible().filter(|r| r.outcome.passed()).count();
+    let hidden = report.hidden().count();
     let mut summary = format!(
-        "Score {}/{} · {hidden_passed} of {} checks passed",
+        "Score {}/{} · {hidden_passed} of {hidden} {} passed",
         report.score,
         report.max_score,
-        report.hidden().count(),
+        plural_of(hidden, "checks"),
     );
     if report.skipped > 0 {
         write!(
@@ -103,31 +186,87 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style) -> fmt::Resul
             report.skipped
         )?;
     }
-    if !visible.is_empty() {
+    let visible = report.visible().count();
+    if visible > 0 {
         write!(
             summary,
-            " · {visible_passed} of {} visible tests passed",
-            report.visible().count()
+            " · {visible_passed} of {visible} {} passed",
+            plural_of(visible, "visible tests")
         )?;
     }
-    out.write_char('\n')?;
-    writeln!(
-        out,
-        "{}",
-        if report.passed {
-            style.green(&summary)
-        } else {
-            style.bold(&summary)
+    Ok(if report.passed {
+        style.green(&summary)
+    } else {
+        style.bold(&summary)
+    })
+}
+
+/// Rows of one section. A brief layout with failures folds the passed rows into one line,
+/// shows failures while the budget lasts, and counts the rest.
+fn render_rows(
+    out: &mut impl Write,
+    rows: &[&CheckResult],
+    what: &str,
+    width: usize,
+    style: Style,
+    budget: &mut Budget,
+) -> fmt::Result {
+    let fold_passed = budget.fold_passed;
+    let (mut listed, mut unlisted) = (0, 0);
+    for result in rows {
+        if fold_passed && result.outcome.passed() {
+            continue;
         }
-    )?;
+        if !result.outcome.failed() {
+            render_row(out, result, width, style, false)?;
+        } else if budget.listed == 0 {
+            unlisted += 1;
+        } else {
+            budget.listed -= 1;
+            listed += 1;
+            let full = budget.full > 0;
+            budget.full = budget.full.saturating_sub(1);
+            render_row(out, result, width, style, full)?;
+        }
+    }
+    if unlisted > 0 {
+        writeln!(
+            out,
+            "  {}  {unlisted}{} {} failed; add --verbose to see every row in full",
+            style.red("…"),
+            if listed > 0 { " more" } else { "" },
+            plural_of(unlisted, what)
+        )?;
+    }
+    let passed = rows.iter().filter(|r| r.outcome.passed()).count();
+    if fold_passed && passed > 0 {
+        writeln!(
+            out,
+            "  {}  {passed} {} passed",
+            style.green("✓"),
+            plural_of(passed, what)
+        )?;
+    }
     Ok(())
 }
 
+/// A plural noun (`checks`, `visible tests`, `errors`) for `count` of them: without its last
+/// `s` for one.
+fn plural_of(count: usize, what: &str) -> &str {
+    if count == 1 {
+        what.strip_suffix('s').unwrap_or(what)
+    } else {
+        what
+    }
+}
+
+/// One row; `full` adds a failure's explanation and its book section under it.
 fn render_row(
     out: &mut impl Write,
     result: &CheckResult,
     width: usize,
     style: Style,
+    full: bool,
 ) -> fmt::Result {
     let mark = if result.outcome.passed() {
         style.green("✓")
@@ -147,7 +286,7 @@ fn render_row(
     let row = format!("  {mark}  {:<width$} {points:>6}  {title}", result.id);
     writeln!(out, "{}", row.trim_end())?;
     // A skip's reason is said once under the table, for all the checks it applies to.
-    if result.outcome.passed() || result.outcome.skipped() {
+    if !full || result.outcome.passed() || result.outcome.skipped() {
         return Ok(());
     }
     for line in explain(&result.outcome).lines() {
@@ -211,6 +350,16 @@ pub fn explain(outcome: &Outcome) -> String {
                     .map(|l| format!(" ({l})"))
                     .unwrap_or_default();
                 format!("still a todo!(): {what}{place}")
+            } else if let Some(place) = location.as_deref().filter(|l| in_tests_folder(l))
+                && *in_graded_code
+            {
+                // A visible test's own assertion (or panic): the test's verdict, not a panic
+                // in the learner's code.
+                match assertion(message) {
+                    Some("") => format!("the test's assertion at {place} failed"),
+                    Some(rest) => format!("the test's assertion at {place} failed: {rest}"),
+                    None => format!("the test itself panicked at {place}: {message}"),
+                }
             } else if *in_graded_code {
                 let place = location.as_deref().unwrap_or("an unknown place");
                 format!("your code panicked at {place}: {message}")
@@ -239,15 +388,37 @@ pub fn explain(outcome: &Outcome) -> String {
     }
 }
 
+/// Whether a panic's `file:line:column` is in a crate's `tests/` folder: a visible test's own
+/// code.
+fn in_tests_folder(location: &str) -> bool {
+    let file = location.rsplitn(3, ':').nth(2).unwrap_or(location);
+    // By both separators: a location keeps the separators of the system that ran the test.
+    file.rsplit(['/', '\\']).nth(1) == Some("tests")
+}
+
+/// What an assertion's panic message says after `assertion … failed`: its own message and the
+/// values (`left: …`, `right: …`). None for a message that is not an assertion's.
+fn assertion(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("assertion")?;
+    let (_, after) = rest.split_once("failed")?;
+    Some(after.trim_start_matches(':').trim())
+}
+
 fn render_compile_failure(
     out: &mut impl Write,
     failure: &crate::harness::CompileFailure,
     style: Style,
+    layout: Layout,
 ) -> fmt::Result {
     writeln!(out)?;
-    let shown = 3;
+    // A brief report shows two errors in full and a few more by their first line; a verbose
+    // one all of them.
+    let (full, listed) = match layout {
+        Layout::Brief => (FULL_ERRORS, FULL_ERRORS + LISTED_ERRORS),
+        Layout::Verbose => (usize::MAX, usize::MAX),
+    };
     let mut warned = false;
-    for error in failure.errors.iter().take(shown) {
+    for (index, error) in failure.errors.iter().take(listed).enumerate() {
         if !error.in_graded_crate && !warned {
             warned = true;
             writeln!(
@@ -259,11 +430,27 @@ fn render_compile_failure(
                 )
             )?;
         }
-        writeln!(out, "{}", error.rendered.trim_end())?;
-        writeln!(out)?;
+        if index < full {
+            writeln!(out, "{}", error.rendered.trim_end())?;
+            writeln!(out)?;
+        } else {
+            let place = match (&error.file, error.line) {
+                (Some(file), Some(line)) => format!(" ({file}:{line})"),
+                _ => String::new(),
+            };
+            let first = error.rendered.lines().next().unwrap_or(&error.message);
+            writeln!(out, "{}{place}", first.trim_end())?;
+        }
     }
-    if failure.errors.len() > shown {
-        writeln!(out, "… and {} more errors.", failure.errors.len() - shown)?;
+    let more = failure.errors.len().saturating_sub(listed);
+    if more > 0 {
+        write!(out, "… and {more} more {}.", plural_of(more, "errors"))?;
+        if layout.brief() {
+            write!(out, " Add --verbose to see every error in full.")?;
+        }
+        writeln!(out)?;
+    } else if listed > full && failure.errors.len() > full {
+        writeln!(out)?;
     }
     if failure.errors.is_empty() {
         writeln!(out, "{}", failure.cargo_output.trim_end())?;
@@ -274,4 +461,185 @@ fn render_compile_failure(
 /// The report as pretty JSON, schema `retry-workbook/check-report/v1`.
 pub fn render_json(report: &Report) -> String {
     serde_json::to_string_pretty(report).expect("a report always serializes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grading::{REPORT_SCHEMA, Timing};
+    use crate::harness::{CompileError, CompileFailure};
+
+    fn row(id: &str, kind: CheckKind, outcome: Outcome) -> CheckResult {
+        CheckResult {
+            id: id.to_owned(),
+            kind,
+            title: format!("the rule of {id}"),
+            points: 1,
+            earned: u32::from(outcome.passed()),
+            outcome,
+            section: Some(crate::grading::Section {
+                number: "22.3".to_owned(),
+                title: Some("Retry only what waiting can fix".to_owned()),
+                link: "book/src/ch22-saga-retries.md#223-retry-only-what-waiting-can-fix"
+                    .to_owned(),
+            }),
+            elapsed_ms: 1,
+            peak_memory_kib: 1,
+            timing: Timing::Own,
+        }
+    }
+
+    fn todo(what: &str) -> Outcome {
+        Outcome::Failed {
+            message: format!("not yet implemented: {what}"),
+            location: Some("exercises/ch22-saga-retries/src/lib.rs:133:9".to_owned()),
+            in_graded_code: true,
+        }
+    }
+
+    /// A chapter with two checks passed, twenty failed, and three visible tests failed: one by
+    /// its own assertion.
+    fn report() -> Report {
+        let mut results = vec![
+            row("classify.passes", CheckKind::Check, Outcome::Passed),
+            row("retry.passes", CheckKind::Check, Outcome::Passed),
+        ];
+        results.extend((0..20).map(|n| {
+            row(
+                &format!("saga.check_{n:02}"),
+                CheckKind::Check,
+                todo(&format!("Saga::run(case {n})")),
+            )
+        }));
+        results.push(row(
+            "tests/visible.rs: a_503_is_transient",
+            CheckKind::Visible,
+            Outcome::Failed {
+                message: "assertion `left == right` failed: a 503 is transient\n  left: \
+                          Permanent\n right: Transient"
+                    .to_owned(),
+                location: Some("exercises/ch22-saga-retries/tests/visible.rs:30:9".to_owned()),
+                in_graded_code: true,
+            },
+        ));
+        results.extend((0..2).map(|n| {
+            row(
+                &format!("tests/visible.rs: saga_{n}"),
+                CheckKind::Visible,
+                todo("Saga::run"),
+            )
+        }));
+        let mut report = Report {
+            schema: REPORT_SCHEMA,
+            chapter: "ch22".to_owned(),
+            title: "Retry design inside a saga".to_owned(),
+            graded: "your exercise".to_owned(),
+            graded_path: "exercises/ch22-saga-retries".to_owned(),
+            workspace: "/home/learner/retry-workbook".to_owned(),
+            compiled: true,
+            compile_failure: None,
+            results,
+            score: 0,
+            max_score: 0,
+            passed: false,
+            skipped: 0,
+            compile_ms: 1_500,
+            build_reused: false,
+            build_replayed: false,
+            run_ms: 140,
+            start_here: Some("exercises/ch22-saga-retries/src/lib.rs:84".to_owned()),
+            available_tests: Vec::new(),
+        };
+        report.max_score = 22;
+        report.total();
+        report
+    }
+
+    fn broken() -> Report {
+        let errors = (0..12)
+            .map(|n| CompileError {
+                file: Some("exercises/ch22-saga-retries/src/lib.rs".to_owned()),
+                line: Some(10 + n),
+                message: format!("cannot find value `x{n}` in this scope"),
+                rendered: format!(
+                    "error[E0425]: cannot find value `x{n}` in this scope\n --> \
+                     exercises/ch22-saga-retries/src/lib.rs:{}:5",
+                    10 + n
+                ),
+                in_graded_crate: true,
+            })
+            .collect();
+        Report {
+            compiled: false,
+            compile_failure: Some(CompileFailure {
+                errors,
+                cargo_output: String::new(),
+            }),
+            results: Vec::new(),
+            start_here: Some("exercises/ch22-saga-retries/src/lib.rs:10".to_owned()),
+            ..report()
+        }
+    }
+
+    fn plain(report: &Report, layout: Layout) -> String {
+        render(report, Style { color: false }, layout)
+    }
+
+    #[test]
+    fn brief_snapshot() {
+        insta::assert_snapshot!(plain(&report(), Layout::Brief));
+    }
+
+    #[test]
+    fn brief_compile_failure_snapshot() {
+        insta::assert_snapshot!(plain(&broken(), Layout::Brief));
+    }
+
+    #[test]
+    fn verbose_shows_every_row_in_full_with_the_point_first() {
+        let text = plain(&report(), Layout::Verbose);
+        assert!(text.lines().nth(1).unwrap().starts_with("Score 2/22"));
+        assert_eq!(text.matches("still a todo!()").count(), 22, "{text}");
+        assert_eq!(text.matches("✓  ").count(), 2, "{text}");
+        assert!(!text.contains("--verbose"), "{text}");
+        let broken = plain(&broken(), Layout::Verbose);
+        assert_eq!(broken.matches("error[E0425]").count(), 12, "{broken}");
+    }
+
+    #[test]
+    fn a_report_that_passes_lists_every_row() {
+        let mut report = report();
+        report.results.retain(|r| r.outcome.passed());
+        report.total();
+        let text = plain(&report, Layout::Brief);
+        assert!(text.contains("✓  classify.passes"), "{text}");
+        assert!(text.contains("✓  retry.passes"), "{text}");
+    }
+
+    #[test]
+    fn a_visible_test_that_panics_outside_an_assertion_says_the_test_panicked() {
+        let in_test = |message: &str, location: &str| {
+            explain(&Outcome::Failed {
+                message: message.to_owned(),
+                location: Some(location.to_owned()),
+                in_graded_code: true,
+            })
+        };
+        assert_eq!(
+            in_test(
+                "called `Result::unwrap()` on an `Err` value: \"nope\"",
+                "exercises/ch01-strong-medicine/tests/visible.rs:12:7"
+            ),
+            "the test itself panicked at exercises/ch01-strong-medicine/tests/visible.rs:12:7: \
+             called `Result::unwrap()` on an `Err` value: \"nope\""
+        );
+        assert_eq!(
+            in_test(
+                "assertion failed: delay <= cap",
+                "C:\\wb\\exercises\\ch01\\tests\\visible.rs:3:5"
+            ),
+            "the test's assertion at C:\\wb\\exercises\\ch01\\tests\\visible.rs:3:5 failed: \
+             delay <= cap"
+        );
+    }
 }

@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::sandbox::{self, Cause, Ending, Finished, Limits};
+use crate::status::{Activity, seconds};
 
 /// How one test ended, as the learner will read it.
 #[derive(Debug, Clone, Serialize)]
@@ -75,6 +76,8 @@ impl Outcome {
 #[derive(Debug, Clone)]
 pub struct Planned {
     pub name: String,
+    /// The name the learner knows it by (a check's id), for the status line.
+    pub label: String,
     pub limits: Limits,
 }
 
@@ -128,6 +131,13 @@ pub const SKIP_MARKER: &str = "workbook-skip: ";
 /// The run together stops after `together_wall` (at most 10 s): it only decides which tests
 /// need a run of their own, so a short limit changes no outcome, and a hung test costs that
 /// limit, not the longest limit of any test, before it runs alone under its own.
+///
+/// `status` says which step runs, how long it may take at most, and which tests are running
+/// alone, each with its time against its limit.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site, each argument a separate input"
+)]
 pub fn run_all(
     binary: &Path,
     plan: &[Planned],
@@ -136,6 +146,7 @@ pub fn run_all(
     sources: &Sources,
     parallel: usize,
     together_wall: Duration,
+    status: &Activity,
 ) -> Result<Vec<TestRun>> {
     std::fs::create_dir_all(scratch).with_context(|| format!("creating {}", scratch.display()))?;
     // With no more tests than parallel runs, each runs alone at once: a run together first
@@ -143,8 +154,27 @@ pub fn run_all(
     let passed_together = if plan.len() <= parallel.max(1) {
         HashMap::new()
     } else {
-        run_together(binary, plan, scratch, parallel, together_wall)?
+        let wall = together_wall.min(MAX_TOGETHER);
+        status.next(format!(
+            "Running {} together (at most {})",
+            what_runs(&plan.iter().collect::<Vec<_>>()),
+            seconds(wall)
+        ));
+        run_together(binary, plan, scratch, parallel, wall)?
     };
+    let alone: Vec<&Planned> = plan
+        .iter()
+        .filter(|p| !passed_together.contains_key(&p.name) && available.contains(&p.name))
+        .collect();
+    if !alone.is_empty() {
+        let workers = parallel.max(1).min(alone.len());
+        let limits: Vec<Duration> = alone.iter().map(|p| p.limits.wall).collect();
+        status.next(format!(
+            "Running {} alone, {workers} at a time (at most {})",
+            what_runs(&alone),
+            seconds(longest_schedule(&limits, workers))
+        ));
+    }
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<TestRun>>>> =
         Mutex::new(plan.iter().map(|_| None).collect());
@@ -165,7 +195,10 @@ pub fn run_all(
                             shared: true,
                         })
                     } else if available.contains(&planned.name) {
-                        run_one(binary, planned, index, scratch, sources)
+                        status.begin(&planned.label, planned.limits.wall);
+                        let run = run_one(binary, planned, index, scratch, sources);
+                        status.end(&planned.label);
+                        run
                     } else {
                         Ok(TestRun {
                             name: planned.name.clone(),
@@ -188,6 +221,42 @@ pub fn run_all(
         .collect()
 }
 
+/// The longest the run together may take.
+const MAX_TOGETHER: Duration = Duration::from_secs(10);
+
+/// `6 checks`, `1 visible test`, `6 checks and 2 visible tests`: what `runs` are, as the
+/// learner knows them (a visible test's label names its file under `tests/`).
+fn what_runs(runs: &[&Planned]) -> String {
+    let tests = runs
+        .iter()
+        .filter(|p| p.label.starts_with("tests/"))
+        .count();
+    let count = |count: usize, noun: &str| match count {
+        1 => format!("1 {noun}"),
+        _ => format!("{count} {noun}s"),
+    };
+    match (runs.len() - tests, tests) {
+        (checks, 0) => count(checks, "check"),
+        (0, tests) => count(tests, "visible test"),
+        (checks, tests) => format!(
+            "{} and {}",
+            count(checks, "check"),
+            count(tests, "visible test")
+        ),
+    }
+}
+
+/// How long runs with these time limits take at most when `workers` run them at once, each
+/// taking the next as soon as it is free (as [`run_all`] does).
+fn longest_schedule(limits: &[Duration], workers: usize) -> Duration {
+    let mut free_at = vec![Duration::ZERO; workers.max(1)];
+    for limit in limits {
+        let first_free = free_at.iter_mut().min().expect("at least one worker");
+        *first_free += *limit;
+    }
+    free_at.into_iter().max().unwrap_or_default()
+}
+
 /// Runs every planned test in one process and returns the names of those that passed,
 /// each with an equal share of the run's time and the process's peak memory.
 fn run_together(
@@ -198,7 +267,7 @@ fn run_together(
     wall: Duration,
 ) -> Result<HashMap<String, (Duration, u64)>> {
     let limits = Limits {
-        wall: wall.min(Duration::from_secs(10)),
+        wall,
         memory_bytes: plan
             .iter()
             .map(|p| p.limits.memory_bytes)
@@ -614,6 +683,16 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn the_longest_schedule_gives_each_run_to_the_first_free_worker() {
+        let two = Duration::from_secs(2);
+        assert_eq!(longest_schedule(&[two; 6], 2), Duration::from_secs(6));
+        assert_eq!(longest_schedule(&[two; 6], 1), Duration::from_secs(12));
+        let ten = Duration::from_secs(10);
+        assert_eq!(longest_schedule(&[ten, two, two, two], 2), ten);
+        assert_eq!(longest_schedule(&[], 2), Duration::ZERO);
+    }
 
     #[test]
     fn reads_a_panic_report() {

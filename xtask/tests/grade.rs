@@ -74,6 +74,8 @@ fn json_scores_each_check_and_the_total() {
     assert_eq!(Some(earned), ch08["score"].as_u64());
     assert_eq!(grade["points"], 1.0);
     assert_eq!(grade["max_points"], 2.0);
+    assert_eq!(chapters[0]["status"], "not_started", "ch01 is as shipped");
+    assert_eq!(chapters[1]["status"], "done");
     // The "student" submitted the solution crate: its manifest differs from the shipped one and
     // it has no visible tests, so both count as changed files.
     let tampered = chapters[1]["tampered"].as_array().unwrap();
@@ -89,6 +91,37 @@ fn json_scores_each_check_and_the_total() {
         0,
         "ch01 is untouched"
     );
+}
+
+#[test]
+fn text_tells_the_instructor_where_the_student_stands() {
+    let student = student_workspace("text");
+    let (code, text) = grade("text", &student);
+    assert_eq!(code, Some(1));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("Grade of the copy at {}", student.display())
+    );
+    let row = |chapter: &str| {
+        lines
+            .iter()
+            .find(|line| line.trim_start().starts_with(chapter))
+            .unwrap_or_else(|| panic!("no {chapter} row: {text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(row("ch01").starts_with("ch01 not started 0 of "), "{text}");
+    assert!(row("ch08").starts_with("ch08 done "), "{text}");
+    assert_eq!(row("total"), "total 1.00 of 2.00");
+    assert!(
+        text.contains("warning: the student changed exercises/ch08-full-jitter/Cargo.toml"),
+        "{text}"
+    );
+    for learner_words in ["check again", "cargo xtask", "your code", "Start here"] {
+        assert!(!text.contains(learner_words), "{learner_words}: {text}");
+    }
 }
 
 #[test]

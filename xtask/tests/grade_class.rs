@@ -6,6 +6,7 @@
 //! `grade --format json` reports merge into the same gradebook, and a self-graded one is
 //! marked untrusted.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -18,6 +19,10 @@ use common::{process_is_gone, root};
 
 const CH01: &str = "ch01-strong-medicine";
 const CH08: &str = "ch08-full-jitter";
+
+/// A hosted book, so that only the first class run builds the local one (two builds at once
+/// would write the same folder).
+const HOSTED: &str = "https://books.example/retry-workbook";
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("workbook-class-{name}-{}", std::process::id()));
@@ -51,6 +56,13 @@ fn run(command: &mut Command) -> Output {
         String::from_utf8_lossy(&output.stderr)
     );
     output
+}
+
+/// `grade-class ch01 ch08` merging reports, its page linked to the hosted book.
+fn merge() -> Command {
+    let mut command = xtask();
+    command.args(["grade-class", "ch01", "ch08", "--book-url", HOSTED]);
+    command
 }
 
 fn grade_class(students: &Path, out: &Path, jobs: usize) -> Command {
@@ -209,28 +221,85 @@ fn read_json(file: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
 }
 
-/// The gradebook's rows by student: the fields after the name.
-fn gradebook(out: &Path) -> Vec<(String, Vec<String>)> {
+/// The gradebook's rows by student: each field by its column's name.
+fn gradebook(out: &Path) -> Vec<(String, BTreeMap<String, String>)> {
     let text = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
     let mut lines = text.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "student,ch01,ch08,total,max_total,late,missing,status,trusted"
-    );
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header[0], "student");
+    assert_eq!(header[1..], ALL);
     lines
         .map(|line| {
-            let mut fields = line.split(',').map(str::to_owned);
-            (fields.next().unwrap(), fields.collect())
+            let fields: Vec<&str> = line.split(',').collect();
+            assert_eq!(fields.len(), header.len(), "{line}");
+            let named = header
+                .iter()
+                .zip(&fields)
+                .map(|(name, field)| (name.to_string(), field.to_string()))
+                .collect();
+            (fields[0].to_owned(), named)
         })
         .collect()
 }
 
-fn row<'a>(rows: &'a [(String, Vec<String>)], student: &str) -> &'a [String] {
-    &rows
+/// The fields `columns` of `student`'s row.
+fn row(
+    rows: &[(String, BTreeMap<String, String>)],
+    student: &str,
+    columns: &[&str],
+) -> Vec<String> {
+    let fields = &rows
         .iter()
         .find(|(name, _)| name == student)
         .unwrap_or_else(|| panic!("{student} is not in the gradebook: {rows:?}"))
-        .1
+        .1;
+    columns.iter().map(|c| fields[*c].clone()).collect()
+}
+
+/// The points and total columns.
+const POINTS: [&str; 3] = ["ch01", "ch08", "total"];
+
+/// Every column after the students' name.
+const ALL: [&str; 12] = [
+    "ch01",
+    "ch01_status",
+    "ch01_checks",
+    "ch08",
+    "ch08_status",
+    "ch08_checks",
+    "total",
+    "max_total",
+    "late",
+    "missing",
+    "status",
+    "trusted",
+];
+
+/// How many checks the public rubric of `chapter` has.
+fn checks_of(chapter: &str) -> usize {
+    let rubric = std::fs::read_to_string(
+        root()
+            .join("xtask/checks")
+            .join(chapter)
+            .join("chapter.toml"),
+    )
+    .unwrap();
+    rubric
+        .lines()
+        .filter(|line| line.trim() == "[[check]]")
+        .count()
+}
+
+/// True when every number in `value` has at most four decimals.
+fn rounded(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => number
+            .as_f64()
+            .is_none_or(|x| (x * 10_000.0).round() / 10_000.0 == x),
+        Value::Array(items) => items.iter().all(rounded),
+        Value::Object(fields) => fields.values().all(rounded),
+        _ => true,
+    }
 }
 
 #[test]
@@ -240,30 +309,59 @@ fn the_class_grades_into_a_gradebook_and_hostile_copies_fail_only_themselves() {
     eprintln!("the class of 9 took {:.1} s", graded.elapsed.as_secs_f64());
     let rows = gradebook(&graded.out);
     assert_eq!(rows.len(), 9, "{rows:?}");
+    let (ch01, ch08) = (checks_of("ch01"), checks_of("ch08"));
     for name in ["solved-1", "solved-2", "solved-3"] {
         assert_eq!(
-            row(&rows, name),
-            ["1.00", "1.00", "2.00", "2.00", "", "", "graded", "yes"]
+            row(&rows, name, &ALL),
+            [
+                "1.00",
+                "done",
+                &format!("{ch01} of {ch01}"),
+                "1.00",
+                "done",
+                &format!("{ch08} of {ch08}"),
+                "2.00",
+                "2.00",
+                "",
+                "",
+                "graded",
+                "yes"
+            ]
         );
     }
-    assert_eq!(row(&rows, "untouched")[..3], ["0.00", "0.00", "0.00"]);
     assert_eq!(
-        row(&rows, "partial-ch08-only")[..3],
-        ["0.00", "1.00", "1.00"]
+        row(&rows, "untouched", &ALL[..7]),
+        [
+            "0.00",
+            "not started",
+            &format!("0 of {ch01}"),
+            "0.00",
+            "not started",
+            &format!("0 of {ch08}"),
+            "0.00"
+        ]
     );
-    let partial = row(&rows, "partial-equal-jitter");
-    let ch08: f64 = partial[1].parse().unwrap();
+    let statuses = ["ch01", "ch01_status", "ch08", "ch08_status", "total"];
+    assert_eq!(
+        row(&rows, "partial-ch08-only", &statuses),
+        ["0.00", "not started", "1.00", "done", "1.00"]
+    );
+    let partial = row(&rows, "partial-equal-jitter", &statuses);
+    let ch08: f64 = partial[2].parse().unwrap();
     assert!(
-        partial[0] == "1.00" && ch08 > 0.0 && ch08 < 1.0,
+        partial[..2] == ["1.00", "done"] && ch08 > 0.0 && ch08 < 1.0 && partial[3] == "partial",
         "{partial:?}"
     );
-    assert_eq!(row(&rows, "missing-ch01")[..3], ["0.00", "1.00", "1.00"]);
-    assert_eq!(row(&rows, "missing-ch01")[5], "ch01");
+    assert_eq!(
+        row(&rows, "missing-ch01", &statuses),
+        ["0.00", "missing", "1.00", "done", "1.00"]
+    );
+    assert_eq!(row(&rows, "missing-ch01", &["missing"]), ["ch01"]);
 
     // The hanging copy fails alone, and its sleeper dies with it.
     assert_eq!(
-        row(&rows, "hostile-hangs"),
-        ["", "", "", "2.00", "", "", "failed", "yes"]
+        row(&rows, "hostile-hangs", &ALL),
+        ["", "", "", "", "", "", "", "2.00", "", "", "failed", "yes"]
     );
     let pid: u32 = std::fs::read_to_string(&graded.class.sleeper_pid_file)
         .expect("the hostile build script ran")
@@ -276,7 +374,7 @@ fn the_class_grades_into_a_gradebook_and_hostile_copies_fail_only_themselves() {
     );
     // The flooding, memory-hungry copy fails its own checks (a check that never calls the
     // flooding function may pass) and stops nothing else.
-    let floods = row(&rows, "hostile-floods");
+    let floods = row(&rows, "hostile-floods", &POINTS);
     assert_eq!(floods[0], "0.00");
     assert!(floods[1].parse::<f64>().unwrap() < 0.5, "{floods:?}");
     let floods = read_json(&graded.out.join("reports/hostile-floods.json"));
@@ -291,7 +389,8 @@ fn the_class_grades_into_a_gradebook_and_hostile_copies_fail_only_themselves() {
     assert!(statuses.contains(&"crashed"), "{statuses:?}");
 
     let report = read_json(&graded.out.join("class-report.json"));
-    assert_eq!(report["schema"], "retry-workbook/class-report/v1");
+    assert_eq!(report["schema"], "retry-workbook/class-report/v2");
+    assert!(rounded(&report), "no float has more than four decimals");
     let hangs = report["students"]
         .as_array()
         .unwrap()
@@ -305,9 +404,10 @@ fn the_class_grades_into_a_gradebook_and_hostile_copies_fail_only_themselves() {
             .contains("longer than 40 s"),
         "{hangs}"
     );
-    let shares: Vec<f64> = report["checks"]
-        .as_array()
-        .unwrap()
+    // The shares count only those who attempted the chapter and compiled: five of the eight
+    // graded attempted ch01 (three solved, the partial one and the one that floods).
+    let checks = report["checks"].as_array().unwrap();
+    let shares: Vec<f64> = checks
         .iter()
         .map(|c| c["share"].as_f64().unwrap())
         .collect();
@@ -315,7 +415,49 @@ fn the_class_grades_into_a_gradebook_and_hostile_copies_fail_only_themselves() {
         shares.windows(2).all(|w| w[0] <= w[1]),
         "most missed first: {shares:?}"
     );
+    let check = checks.iter().find(|c| c["chapter"] == "ch01").unwrap();
+    assert_eq!(
+        (
+            &check["attempted"],
+            &check["not_started"],
+            &check["missing"]
+        ),
+        (&5.into(), &2.into(), &1.into()),
+        "{check}"
+    );
     assert_eq!(report["totals"]["graded"], 8);
+
+    // The page names each status, folds the failed checks of a partial chapter, and links only
+    // to pages of the built book that exist.
+    let html = std::fs::read_to_string(graded.out.join("class-report.html")).unwrap();
+    assert!(
+        html.contains("<td class=\"left-out\">2 not started, 1 missing</td>"),
+        "the left out, counted beside"
+    );
+    assert!(html.contains("<small>not started</small>"));
+    let partial_cell = html
+        .split("data-student=\"partial-equal-jitter\"")
+        .nth(1)
+        .unwrap();
+    assert!(
+        partial_cell.contains("failed</summary><ul><li><code title=\""),
+        "the failed checks, folded: {partial_cell}"
+    );
+    let build = root().join("book/build");
+    for href in html
+        .split("href=\"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('"').unwrap()])
+    {
+        let file = href
+            .strip_prefix("file://")
+            .unwrap_or_else(|| panic!("{href} is not a link into the built book"));
+        let file = file.split('#').next().unwrap();
+        assert!(
+            file.starts_with(build.to_str().unwrap()) && Path::new(file).is_file(),
+            "{href} leads nowhere"
+        );
+    }
 }
 
 #[test]
@@ -356,6 +498,7 @@ fn an_interrupted_run_grades_only_the_students_not_yet_done() {
     }
     let out = temp_dir("resume-out");
     let mut first = grade_class(&dir, &out, 1)
+        .args(["--book-url", HOSTED])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -383,7 +526,7 @@ fn an_interrupted_run_grades_only_the_students_not_yet_done() {
         .collect();
     assert!(done.len() >= 2 && done.len() < 5, "{done:?}");
 
-    let second = run(&mut grade_class(&dir, &out, 2));
+    let second = run(grade_class(&dir, &out, 2).args(["--book-url", HOSTED]));
     let text = String::from_utf8_lossy(&second.stdout);
     assert!(
         text.contains(&format!(
@@ -404,19 +547,22 @@ fn an_interrupted_run_grades_only_the_students_not_yet_done() {
     assert_eq!(rows.len(), 5);
     assert!(
         rows.iter()
-            .all(|(_, fields)| fields[..3] == ["0.00", "1.00", "1.00"]),
+            .all(|(name, _)| row(&rows, name, &POINTS) == ["0.00", "1.00", "1.00"]),
         "{rows:?}"
     );
 
     // A changed copy is graded again, and only it.
     solve(&dir.join("c"), CH01, &[]);
-    let third = run(&mut grade_class(&dir, &out, 2));
+    let third = run(grade_class(&dir, &out, 2).args(["--book-url", HOSTED]));
     let text = String::from_utf8_lossy(&third.stdout);
     assert!(
         text.contains("1 graded now (0 could not be graded), 4 reused"),
         "{text}"
     );
-    assert_eq!(row(&gradebook(&out), "c")[..3], ["1.00", "1.00", "2.00"]);
+    assert_eq!(
+        row(&gradebook(&out), "c", &POINTS),
+        ["1.00", "1.00", "2.00"]
+    );
 }
 
 #[test]
@@ -458,8 +604,8 @@ fn single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrust
     std::fs::write(reports.join("solved-2.json"), &other.stdout).unwrap();
 
     let out = temp_dir("merged");
-    let output = run(xtask()
-        .args(["grade-class", "ch01", "ch08", "--from-reports"])
+    let output = run(merge()
+        .arg("--from-reports")
         .arg(&reports)
         .arg("--from-reports")
         .arg(&untrusted)
@@ -472,13 +618,15 @@ fn single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrust
     );
     let merged = gradebook(&out);
     for name in merged_students {
-        assert_eq!(row(&merged, name), row(&direct, name), "{name}");
+        assert_eq!(row(&merged, name, &ALL), row(&direct, name, &ALL), "{name}");
     }
-    assert_eq!(row(&merged, "solved-2")[6], "rejected");
-    let own_row = row(&merged, "self-graded");
-    assert_eq!(own_row[6], "graded");
-    assert_eq!(own_row[7], "no", "a self-graded report is not trusted");
-    assert_eq!(row(&merged, "other-build")[7], "no");
+    assert_eq!(row(&merged, "solved-2", &["status"]), ["rejected"]);
+    assert_eq!(
+        row(&merged, "self-graded", &["status", "trusted"]),
+        ["graded", "no"],
+        "a self-graded report is not trusted"
+    );
+    assert_eq!(row(&merged, "other-build", &["trusted"]), ["no"]);
 
     let report = read_json(&out.join("class-report.json"));
     let student = |name: &str| {
@@ -511,10 +659,121 @@ fn single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrust
 
     // Reports from a folder given as untrusted are untrusted however they were made.
     let out = temp_dir("merged-untrusted");
-    run(xtask()
-        .args(["grade-class", "ch01", "ch08", "--untrusted-reports"])
+    run(merge()
+        .arg("--untrusted-reports")
         .arg(&reports)
         .arg("--out")
         .arg(&out));
-    assert_eq!(row(&gradebook(&out), "solved-1")[7], "no");
+    assert_eq!(row(&gradebook(&out), "solved-1", &["trusted"]), ["no"]);
+}
+
+#[test]
+fn a_class_of_an_untouched_a_broken_and_a_solved_copy_says_which_is_which_outside_git() {
+    let _turn = one_run_at_a_time();
+    let dir = temp_dir("which");
+    copy(&dir, "untouched");
+    let broken = copy(&dir, "broken");
+    let lib = broken.join("exercises").join(CH01).join("src/lib.rs");
+    let code = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(
+        &lib,
+        format!("{code}\nfn broken() -> u32 {{ \"three\" }}\n"),
+    )
+    .unwrap();
+    let solved = copy(&dir, "solved");
+    solve(&solved, CH01, &[]);
+    solve(&solved, CH08, &[]);
+    // Inside the instructor's clone, in a folder that no .gitignore of the workbook names.
+    let out = RemovedAtEnd(root().join(format!("class-grades-test-{}", std::process::id())));
+    let out = &out.0;
+    let _ = std::fs::remove_dir_all(out);
+    let output = run(grade_class(&dir, out, 2).args(["--book-url", HOSTED]));
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains(&format!(
+            "Reports are in {} (its .gitignore keeps students' grades out of git)",
+            out.display()
+        )),
+        "{text}"
+    );
+    let progress = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        progress.contains("broken: 0.00 of 2.00 points, 1 not started, 1 does not compile"),
+        "{progress}"
+    );
+
+    let rows = gradebook(out);
+    let columns = ["ch01_status", "ch01_checks", "ch08_status", "total"];
+    let ch01 = checks_of("ch01");
+    assert_eq!(
+        row(&rows, "untouched", &columns),
+        [
+            "not started",
+            &format!("0 of {ch01}"),
+            "not started",
+            "0.00"
+        ]
+    );
+    assert_eq!(
+        row(&rows, "broken", &columns),
+        [
+            "does not compile",
+            &format!("0 of {ch01}"),
+            "not started",
+            "0.00"
+        ]
+    );
+    assert_eq!(
+        row(&rows, "solved", &columns),
+        ["done", &format!("{ch01} of {ch01}"), "done", "2.00"]
+    );
+
+    // What to teach again counts only the solved copy; the others stand beside.
+    let report = read_json(&out.join("class-report.json"));
+    for check in report["checks"].as_array().unwrap() {
+        assert_eq!(
+            (
+                &check["passed"],
+                &check["attempted"],
+                &check["share"],
+                &check["not_started"],
+                &check["does_not_compile"]
+            ),
+            (
+                &1.into(),
+                &1.into(),
+                &1.0.into(),
+                &if check["chapter"] == "ch01" { 1 } else { 2 }.into(),
+                &if check["chapter"] == "ch01" { 1 } else { 0 }.into()
+            ),
+            "{check}"
+        );
+    }
+    let html = std::fs::read_to_string(out.join("class-report.html")).unwrap();
+    assert!(html.contains("<td class=\"left-out\">1 not started, 1 does not compile</td>"));
+    assert!(html.contains("<small>does not compile</small>"));
+    assert!(html.contains(&format!("<a href=\"{HOSTED}/ch01-strong-medicine.html#")));
+
+    let status = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=all", "--"])
+        .arg(out)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        "",
+        "git sees the students' grades"
+    );
+}
+
+/// A folder removed when the test ends, passed or failed.
+struct RemovedAtEnd(PathBuf);
+
+impl Drop for RemovedAtEnd {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

@@ -149,11 +149,26 @@ fn compile_errors_show_the_learners_file_first() {
     );
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{text}");
-    let first_error = text.find("error").expect("an error is shown");
-    let learner_file = text
-        .find("xtask/tests/fixtures/broken/src/lib.rs:4")
-        .expect("the learner's file and line are shown");
-    assert!(learner_file > first_error, "{text}");
+    let find = |what: &str| {
+        text.find(what)
+            .unwrap_or_else(|| panic!("{what} is not shown:\n{text}"))
+    };
+    let first_error = find("error[");
+    let learner_file = find("--> xtask/tests/fixtures/broken/src/lib.rs:4");
+    let checks_file = find("--> xtask/tests/fixtures/hostile-checks/");
+    assert!(
+        first_error < learner_file && learner_file < checks_file,
+        "{text}"
+    );
+    assert_eq!(text.matches("Start here").count(), 1, "said once:\n{text}");
+    assert!(
+        !text.contains('\x1b'),
+        "no colour with NO_COLOR, however the checks were compiled:\n{text}"
+    );
+    assert!(
+        first_lines(&text, 10).contains("Start here"),
+        "said first:\n{text}"
+    );
     assert!(
         text.contains("it does not compile, so no check could run"),
         "{text}"
@@ -170,12 +185,124 @@ fn compile_errors_show_the_learners_file_first() {
     );
 }
 
+/// The first `count` lines of `text`.
+fn first_lines(text: &str, count: usize) -> String {
+    text.lines().take(count).collect::<Vec<_>>().join("\n")
+}
+
+/// `cargo xtask check <chapter>` on the untouched exercise, with its progress in a fresh
+/// folder named after `name`: its output, after checking that it failed.
+fn untouched(chapter: &str, name: &str) -> (Output, PathBuf) {
+    let state = temp_dir(name);
+    let output = xtask(&["check", chapter], &state);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    (output, state)
+}
+
 #[test]
-fn the_untouched_exercise_fails_with_a_table_that_says_where_to_start() {
-    let state = temp_dir("start");
-    let output = xtask(&["check", "ch08"], &state);
+fn an_untouched_chapter_puts_the_score_and_where_to_start_first_and_fits_a_screen() {
+    let (output, state) = untouched("ch22", "brief");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let lines = text.lines().count();
+    assert!(lines <= 40, "{lines} lines:\n{text}");
+    let top = first_lines(&text, 10);
+    assert!(top.contains("Score 0/"), "{text}");
+    assert!(
+        top.contains("Start here: exercises/ch22-saga-retries/src/lib.rs:"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("still a todo!()").count(),
+        3 + 1,
+        "the first three failed checks and the first failed visible test in full:\n{text}"
+    );
+    assert!(
+        text.contains("add --verbose to see every row in full"),
+        "{text}"
+    );
+    assert!(!text.contains("1 steps"), "{text}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains('\x1b'),
+        "no escape codes outside a terminal: {stderr:?}"
+    );
+
+    let verbose = xtask(&["check", "ch22", "--verbose"], &state);
+    let text = String::from_utf8_lossy(&verbose.stdout);
+    assert!(first_lines(&text, 10).contains("Start here"), "{text}");
+    let rows = text
+        .lines()
+        .filter(|line| line.starts_with("  ✗  "))
+        .count();
+    assert_eq!(
+        rows,
+        35 + 4,
+        "every check and visible test has its row:\n{text}"
+    );
+    assert!(!text.contains("--verbose"), "{text}");
+}
+
+#[test]
+fn a_failed_assertion_of_a_visible_test_reads_as_the_tests() {
+    let state = temp_dir("visible-assertion");
+    let copy = solution_copy("visible-assertion");
+    std::fs::create_dir_all(copy.join("tests")).unwrap();
+    std::fs::write(
+        copy.join("tests/visible.rs"),
+        "#[test]\nfn three_is_expected() {\n    assert_eq!(1 + 1, 3, \"the test expects three\");\n}\n",
+    )
+    .unwrap();
+    let output = xtask(&["check", "ch08", "--path", copy.to_str().unwrap()], &state);
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("the test's assertion at ")
+            && text.contains("tests/visible.rs:3:5 failed: the test expects three"),
+        "{text}"
+    );
+    assert!(!text.contains("your code panicked"), "{text}");
+    let _ = std::fs::remove_dir_all(&copy);
+}
+
+#[test]
+fn a_plain_line_says_what_runs_when_stderr_is_not_a_terminal() {
+    // The hostile checks take more than three seconds: the run together waits out a hung check,
+    // then each hung check runs alone under its limit.
+    let state = temp_dir("plain-status");
+    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["check", "ch08", "--path"])
+        .arg(fixture("hostile"))
+        .arg("--checks-dir")
+        .arg(fixture("hostile-checks"))
+        .current_dir(root())
+        .env("WORKBOOK_STATE_DIR", &state)
+        .env("HOSTILE_PID_FILE", state.join("sleeper.pid"))
+        .env(
+            "HOSTILE_SESSION_PID_FILE",
+            state.join("session-sleeper.pid"),
+        )
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.starts_with("Running ") && line.contains(" s")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\x1b'), "{stderr:?}");
+    assert!(!stderr.contains('\r'), "{stderr:?}");
+}
+
+#[test]
+fn the_untouched_exercise_fails_with_a_table_that_says_where_to_start() {
+    let (output, state) = untouched("ch08", "start");
+    let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("✗  jitter.not_deterministic"), "{text}");
     assert!(text.contains("still a todo!()"), "{text}");
     assert!(text.contains("→ book §8.3"), "{text}");

@@ -60,6 +60,12 @@ fn write(path: &Path, text: &str) {
 
 /// `cargo xtask <args>` in `dir`: what it printed.
 fn cargo_xtask(dir: &Path, args: &[&str]) -> String {
+    cargo_xtask_with_stderr(dir, args).0
+}
+
+/// `cargo xtask <args>` in `dir`: what it printed, and what cargo and the launcher said on
+/// stderr.
+fn cargo_xtask_with_stderr(dir: &Path, args: &[&str]) -> (String, String) {
     let output = Command::new(env!("CARGO"))
         .arg("xtask")
         .args(args)
@@ -74,7 +80,10 @@ fn cargo_xtask(dir: &Path, args: &[&str]) -> String {
         dir.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    (
+        String::from_utf8(output.stdout).unwrap().trim().to_owned(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
 }
 
 /// What the grader writes: the fast part of the alias, in a folder under target/, and the link
@@ -82,7 +91,7 @@ fn cargo_xtask(dir: &Path, args: &[&str]) -> String {
 fn set_up_fast_way(workbook: &Path) -> PathBuf {
     let folder = workbook.join("target/fast");
     let text = format!(
-        "[alias]\nxtask = [\"--manifest-path\", {:?}, \"--target-dir\", {:?}]\n",
+        "[alias]\nxtask = [\"--quiet\", \"--manifest-path\", {:?}, \"--target-dir\", {:?}]\n",
         workbook
             .join("xtask/launcher/Cargo.toml")
             .display()
@@ -122,10 +131,15 @@ fn cargo_xtask_takes_the_fast_way_while_it_is_set_up_and_the_slow_way_otherwise(
     let exercise = first.join("exercises/ch01-first/src");
     let grader_dir = first.join("xtask").display().to_string();
 
+    let (said, progress) = cargo_xtask_with_stderr(&exercise, &["check", "ch01"]);
     assert_eq!(
-        cargo_xtask(&exercise, &["check", "ch01"]),
+        said,
         format!("first check ch01 {grader_dir}"),
         "without the link, the slow way"
+    );
+    assert!(
+        progress.contains("Compiling xtask"),
+        "the slow way shows cargo's progress while it builds the grader: {progress}"
     );
     assert!(!launched(&first), "the launcher did not run");
 
@@ -137,11 +151,22 @@ fn cargo_xtask_takes_the_fast_way_while_it_is_set_up_and_the_slow_way_otherwise(
     );
     assert!(launched(&first), "the launcher ran and stamped the grader");
 
-    grader_says(&first, "edited");
+    let (_, quiet) = cargo_xtask_with_stderr(&exercise, &["list"]);
     assert_eq!(
-        cargo_xtask(&first, &["list"]),
+        quiet, "",
+        "the fast way with a built grader says nothing of itself"
+    );
+
+    grader_says(&first, "edited");
+    let (said, progress) = cargo_xtask_with_stderr(&first, &["list"]);
+    assert_eq!(
+        said,
         format!("edited list {grader_dir}"),
         "a grader whose sources changed is built again before it runs"
+    );
+    assert!(
+        progress.contains("sources changed") && progress.contains("Compiling xtask"),
+        "and says so, with cargo's progress: {progress}"
     );
 
     // A copy made with its link still leading to the first workbook's fast way.

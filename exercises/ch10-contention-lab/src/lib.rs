@@ -93,6 +93,9 @@ impl Run {
     /// When the last client finished: the latest finish time (zero for a run without clients).
     pub fn completion_time(&self) -> Duration {
         // TODO: the latest `at` among the finishes; the clients are not in finishing order.
-        todo!("Run::completion_time ({} clients)", self.finishes.len())
+        todo!(
+            "Run::completion_time (finishes.len() = {})",
+            self.finishes.len()
+        )
     }
 }

@@ -61,7 +61,7 @@ impl Saga {
         // TODO: the forward run, then (after a failure) the way back; see task 2 above.
         let _ = rng;
         todo!(
-            "Saga::run(saga = {:?}, {} steps)",
+            "Saga::run(saga = {:?}, steps.len() = {})",
             self.id,
             self.steps.len()
         )

@@ -134,7 +134,7 @@ impl Saga {
         // TODO: task 5.
         let _ = (rng, cancel);
         todo!(
-            "Saga::run(saga {:?} with {} steps)",
+            "Saga::run(saga = {:?}, steps.len() = {})",
             self.id,
             self.steps.len()
         )

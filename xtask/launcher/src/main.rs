@@ -46,11 +46,12 @@ fn launch() -> Result<ExitCode, String> {
     let root = own_root();
     let cwd = env::current_dir().map_err(|e| format!("reading the current folder: {e}"))?;
     // A copy of the workbook made with its `.cargo/fast` still leads here: grade the copy with
-    // its own grader, started the slow way, which sets up the copy's own fast way.
+    // its own grader, started the slow way, which sets up the copy's own fast way (not quietly:
+    // cargo may have to build that grader first).
     if let Some(other) = workbook_around(&cwd).filter(|other| !same_folder(other, &root)) {
         let mut command = Command::new(cargo());
         command
-            .args(["run", "--quiet", "--package", "xtask", "--manifest-path"])
+            .args(["run", "--package", "xtask", "--manifest-path"])
             .arg(other.join("Cargo.toml"))
             .arg("--")
             .args(&args);
@@ -62,7 +63,8 @@ fn launch() -> Result<ExitCode, String> {
         .ok_or("the launcher is not in a folder")?
         .to_path_buf();
     let grader = bin_dir.join(format!("xtask{}", env::consts::EXE_SUFFIX));
-    if !is_fresh(&root, &grader) {
+    let freshness = freshness(&root, &grader);
+    if freshness != Freshness::Fresh {
         // A learner's broken exercise manifest must not take `cargo xtask reset` down with it:
         // while cargo cannot load the workspace, the grader built before starts, and it says
         // which file is broken.
@@ -74,7 +76,13 @@ fn launch() -> Result<ExitCode, String> {
                 error.trim_end().replace('\n', "\n  ")
             );
         } else {
-            let status = build(&root, &grader)?;
+            // Cargo's progress shows while it compiles; when it only has to look (the grader
+            // was just built the slow way), the look is quiet.
+            let loud = freshness == Freshness::Changed || !grader.is_file();
+            if freshness == Freshness::Changed {
+                eprintln!("The grader's sources changed since it was built: building it again.");
+            }
+            let status = build(&root, &grader, loud)?;
             if status != 0 {
                 return Ok(ExitCode::from(u8::try_from(status).unwrap_or(1)));
             }
@@ -119,29 +127,41 @@ fn same_folder(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// What the launcher knows of the grader beside it.
+#[derive(Debug, PartialEq, Eq)]
+enum Freshness {
+    /// Built from the sources and settings as they are now.
+    Fresh,
+    /// The stamp fits this very binary, and the files it was built from changed since.
+    Changed,
+    /// No grader, no stamp, or a stamp of another binary (cargo built the grader the slow way
+    /// since): cargo decides.
+    Unknown,
+}
+
 /// Whether the grader was built from the sources and settings as they are now: the stamp
 /// beside it names this very binary, and the files it was built from have the sizes and times
 /// they had then or, failing that, the same texts.
-fn is_fresh(root: &Path, grader: &Path) -> bool {
+fn freshness(root: &Path, grader: &Path) -> Freshness {
     let (Some(identity), Some(files)) = (identity(grader), source_files(root, grader)) else {
-        return false;
+        return Freshness::Unknown;
     };
     let Some(stamp) = Stamp::read(grader) else {
-        return false;
+        return Freshness::Unknown;
     };
     if stamp.binary != identity {
-        return false;
+        return Freshness::Unknown;
     }
     if stamp.times == times_digest(&files) {
-        return true;
+        return Freshness::Fresh;
     }
-    let fresh = stamp.sources == text_digest(&files);
-    if fresh {
-        // The texts are the same with new times (a checkout, a save without changes): note the
-        // times, so the next start compares times alone again.
-        Stamp::new(identity, &files).write(grader);
+    if stamp.sources != text_digest(&files) {
+        return Freshness::Changed;
     }
-    fresh
+    // The texts are the same with new times (a checkout, a save without changes): note the
+    // times, so the next start compares times alone again.
+    Stamp::new(identity, &files).write(grader);
+    Freshness::Fresh
 }
 
 /// Cargo's complaint when it cannot load the workspace at `root` (a member's manifest that is
@@ -164,16 +184,21 @@ fn workspace_error(root: &Path) -> Option<String> {
 }
 
 /// Builds the grader with cargo into the target folder this launcher was built in, and returns
-/// cargo's exit status. When the sources did not change while cargo ran, the grader it left is
-/// the one built from them, and the stamp says so.
-fn build(root: &Path, grader: &Path) -> Result<i32, String> {
+/// cargo's exit status; `loud`, with cargo's progress. When the sources did not change while
+/// cargo ran, the grader it left is the one built from them, and the stamp says so.
+fn build(root: &Path, grader: &Path, loud: bool) -> Result<i32, String> {
     let target_dir = grader
         .parent()
         .and_then(Path::parent)
         .ok_or("the grader is not in a target folder")?;
     let before = source_files(root, grader).map(|files| text_digest(&files));
-    let status = Command::new(cargo())
-        .args(["build", "--quiet", "--package", "xtask", "--manifest-path"])
+    let mut command = Command::new(cargo());
+    command.args(["build", "--package", "xtask"]);
+    if !loud {
+        command.arg("--quiet");
+    }
+    let status = command
+        .arg("--manifest-path")
         .arg(root.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", target_dir)
         .status()

@@ -3,26 +3,38 @@
 use std::fmt::Write;
 
 use crate::class::model::ClassReport;
+use crate::class::status::ChapterStatus;
 
-/// `student, <chapter>…, total, max_total, late, missing, status, trusted`. Points have two
-/// decimals; a student who could not be graded has empty points (a blank, not a zero, so the
-/// gradebook shows it needs a look), a missing copy scores zero.
+/// `student`, then for each chapter `<chapter>`, `<chapter>_status`, `<chapter>_checks`, then
+/// `total, max_total, late, missing, status, trusted`. Points have two decimals; a chapter's
+/// status is `not started`, `does not compile`, `partial`, `done` or `missing`; its checks are
+/// "9 of 12" (not "9/12", which a spreadsheet reads as a date). A student who could not be
+/// graded has empty fields (a blank, not a zero, so the gradebook shows it needs a look); a
+/// missing copy scores zero.
 pub fn render(report: &ClassReport) -> String {
     let mut out = String::from("student");
     for chapter in &report.chapters {
-        let _ = write!(out, ",{}", chapter.id);
+        let id = &chapter.id;
+        let _ = write!(out, ",{id},{id}_status,{id}_checks");
     }
     out.push_str(",total,max_total,late,missing,status,trusted\n");
     for row in &report.students {
         let mut fields = vec![row.student.clone()];
-        let graded = row.status == "graded";
         for chapter in &report.chapters {
-            let points = row.chapters.iter().find(|c| c.id == chapter.id);
-            fields.push(match (graded, points) {
-                (true, Some(points)) => format!("{:.2}", points.points),
-                (false, _) if row.status == "missing" => format!("{:.2}", 0.0),
-                _ => String::new(),
-            });
+            let graded = row.chapters.iter().find(|c| c.id == chapter.id);
+            match (row.status.as_str(), graded) {
+                ("graded", Some(graded)) => fields.extend([
+                    format!("{:.2}", graded.points),
+                    graded.status.words().to_owned(),
+                    format!("{} of {}", graded.checks_passed, graded.checks),
+                ]),
+                ("missing", _) => fields.extend([
+                    format!("{:.2}", 0.0),
+                    ChapterStatus::Missing.words().to_owned(),
+                    String::new(),
+                ]),
+                _ => fields.extend([String::new(), String::new(), String::new()]),
+            }
         }
         let total = match row.status.as_str() {
             "graded" | "missing" => format!("{:.2}", row.total),

@@ -1,10 +1,18 @@
 //! The class report as one self-contained HTML page (no script, no external file): the
-//! distribution of totals, a heat map of the share of the class passing each check (most
-//! missed first, each linked to its book section), and every student's points per chapter.
+//! distribution of totals, where the class stands in each chapter, a heat map of the share of
+//! the students who attempted a chapter passing each of its checks (most missed first, each
+//! linked to its book section), and every student's status and points per chapter, with the
+//! checks they failed folded under.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::class::model::{CheckShare, ClassReport, StudentRow};
+use crate::class::model::{CheckShare, ClassReport, StudentChapter, StudentRow};
+use crate::class::status::ChapterStatus;
+
+/// Where the page's book links lead: a section's `book/src/<page>.md#<anchor>` → the address of
+/// that section. A section without an address is named without a link, never with a dead one.
+pub type BookLinks = BTreeMap<String, String>;
 
 const STYLE: &str = "
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #222; }
@@ -21,12 +29,18 @@ code { font-size: 0.9em; }
 .untrusted { background: #ffd9d9; color: #8a0000; }
 .trusted { background: #dcf5dc; color: #1b5e20; }
 .wide { overflow-x: auto; }
+td.points small { display: block; color: #444; font-weight: normal; }
+td.points details { text-align: left; font-size: 0.85em; }
+td.points ul { margin: 0.2rem 0 0; padding-left: 1rem; }
+td.count { text-align: right; font-variant-numeric: tabular-nums; }
+td.left-out { font-size: 0.85em; color: #555; }
 svg text { font: 12px system-ui, sans-serif; fill: #444; }
 svg .bar { fill: #4a78c2; }
 ";
 
-/// The page for `report`; book links are `book_url/<page>.html#<anchor>`.
-pub fn render(report: &ClassReport, book_url: &str) -> String {
+/// The page for `report`, its sections linked as `links` says; `book_note` says why some are
+/// not linked, when they are not.
+pub fn render(report: &ClassReport, links: &BookLinks, book_note: Option<&str>) -> String {
     let mut page = String::new();
     let _ = write!(
         page,
@@ -36,7 +50,8 @@ pub fn render(report: &ClassReport, book_url: &str) -> String {
     );
     header(&mut page, report);
     histogram(&mut page, report);
-    heat_map(&mut page, report, book_url.trim_end_matches('/'));
+    chapters(&mut page, report);
+    heat_map(&mut page, report, links, book_note);
     students(&mut page, report);
     page.push_str("</body>\n</html>\n");
     page
@@ -166,63 +181,112 @@ fn histogram(page: &mut String, report: &ClassReport) {
     );
 }
 
-fn heat_map(page: &mut String, report: &ClassReport, book_url: &str) {
+/// How many graded students are at each status, chapter by chapter.
+fn chapters(page: &mut String, report: &ClassReport) {
+    let _ = writeln!(
+        page,
+        "<section id=\"chapters\">\n<h2>Where the class is</h2>\n<p>Graded students by their \
+         status in each chapter: <em>not started</em> (the exercise is as shipped), <em>does not \
+         compile</em>, <em>partial</em> (it compiles, some check fails), <em>done</em> (every \
+         point), or <em>missing</em> (no folder for the chapter).</p>\n\
+         <table id=\"chapter-table\">\n<thead><tr><th>chapter</th>"
+    );
+    let statuses = ChapterStatus::ALL.iter().rev();
+    for status in statuses.clone() {
+        let _ = write!(page, "<th>{}</th>", status.words());
+    }
+    page.push_str("</tr></thead>\n<tbody>\n");
+    for chapter in &report.chapters {
+        let _ = write!(
+            page,
+            "<tr class=\"chapter\" data-chapter=\"{}\"><td>{} <small>{}</small></td>",
+            escape(&chapter.id),
+            escape(&chapter.id),
+            escape(&chapter.title)
+        );
+        for &status in statuses.clone() {
+            let _ = write!(
+                page,
+                "<td class=\"count\" data-status=\"{}\">{}</td>",
+                status.id(),
+                chapter.students.count(status)
+            );
+        }
+        page.push_str("</tr>\n");
+    }
+    page.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+fn heat_map(page: &mut String, report: &ClassReport, links: &BookLinks, book_note: Option<&str>) {
     let _ = writeln!(
         page,
         "<section id=\"checks\">\n<h2>What to teach again</h2>\n<p>Every check of every chapter \
-         with the share of the graded class that passes it, the rules most missed first. A \
-         chapter that is missing or does not compile passes none of its checks.</p>\n\
-         <table id=\"heat-map\">\n<thead><tr><th>passing</th><th>chapter</th><th>check</th>\
-         <th>rule</th><th>book</th></tr></thead>\n<tbody>"
+         with the share of the students who attempted the chapter, and whose code compiles, that \
+         pass it: the rules most missed first. The students who have not started the chapter, \
+         whose code does not compile or who lack it tell nothing about a rule; they are counted \
+         beside. Checks of a chapter nobody attempted come last.</p>"
     );
-    for check in &report.checks {
+    if let Some(note) = book_note {
         let _ = writeln!(
             page,
-            "<tr class=\"check\" data-share=\"{:.4}\"><td class=\"share\" style=\"background: {}\">\
-             {:.0}% <small>({}/{})</small></td><td>{}</td><td><code>{}</code></td><td>{}</td>\
-             <td>{}</td></tr>",
-            check.share,
-            color(check.share),
-            check.share * 100.0,
+            "<p class=\"warning\" id=\"book-note\">{}</p>",
+            escape(note)
+        );
+    }
+    page.push_str(
+        "<table id=\"heat-map\">\n<thead><tr><th>passing</th><th>chapter</th><th>check</th>\
+         <th>rule</th><th>book</th><th>left out</th></tr></thead>\n<tbody>\n",
+    );
+    for check in &report.checks {
+        let (share, background, passing) = match check.share {
+            Some(share) => (
+                format!(" data-share=\"{share:.4}\""),
+                color(share),
+                format!("{:.0}%", share * 100.0),
+            ),
+            None => (String::new(), UNTOUCHED.to_owned(), "—".to_owned()),
+        };
+        let _ = writeln!(
+            page,
+            "<tr class=\"check\"{share} data-attempted=\"{}\"><td class=\"share\" \
+             style=\"background: {background}\">{passing} <small>({}/{})</small></td><td>{}</td>\
+             <td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"left-out\">{}</td></tr>",
+            check.attempted,
             check.passed,
-            check.graded,
+            check.attempted,
             escape(&check.chapter),
             escape(&check.id),
             escape(&check.title),
-            book_link(check, book_url)
+            book_link(check, links),
+            escape(&check.left_out().left_out())
         );
     }
     page.push_str("</tbody>\n</table>\n</section>\n");
 }
 
-/// `§8.3 The formula`, linked to the built book.
-fn book_link(check: &CheckShare, book_url: &str) -> String {
+/// `§8.3 The formula`, linked to the book when `links` has its address.
+fn book_link(check: &CheckShare, links: &BookLinks) -> String {
     let Some(section) = &check.section else {
         return String::new();
     };
-    let target = section
-        .link
-        .strip_prefix("book/src/")
-        .unwrap_or(&section.link)
-        .replacen(".md", ".html", 1);
     let title = section
         .title
         .as_deref()
         .map(|t| format!(" {t}"))
         .unwrap_or_default();
-    format!(
-        "<a href=\"{}/{}\">§{}{}</a>",
-        escape(book_url),
-        escape(&target),
-        escape(&section.number),
-        escape(&title)
-    )
+    let name = escape(&format!("§{}{title}", section.number));
+    match links.get(&section.link) {
+        Some(href) => format!("<a href=\"{}\">{name}</a>", escape(href)),
+        None => name,
+    }
 }
 
 fn students(page: &mut String, report: &ClassReport) {
     let _ = writeln!(
         page,
-        "<section id=\"students\">\n<h2>Students</h2>\n<div class=\"wide\">\n<table id=\"student-table\">\n<thead><tr>\
+        "<section id=\"students\">\n<h2>Students</h2>\n<p>Each chapter's weighted points, the \
+         student's status in it and the checks passed; a chapter's failed checks are folded \
+         under it.</p>\n<div class=\"wide\">\n<table id=\"student-table\">\n<thead><tr>\
          <th>student</th><th>status</th>"
     );
     for chapter in &report.chapters {
@@ -234,13 +298,23 @@ fn students(page: &mut String, report: &ClassReport) {
         );
     }
     page.push_str("<th>total</th></tr></thead>\n<tbody>\n");
+    let titles: BTreeMap<(&str, &str), &str> = report
+        .checks
+        .iter()
+        .map(|c| ((c.chapter.as_str(), c.id.as_str()), c.title.as_str()))
+        .collect();
     for row in &report.students {
-        student_row(page, report, row);
+        student_row(page, report, row, &titles);
     }
     page.push_str("</tbody>\n</table>\n</div>\n</section>\n");
 }
 
-fn student_row(page: &mut String, report: &ClassReport, row: &StudentRow) {
+fn student_row(
+    page: &mut String,
+    report: &ClassReport,
+    row: &StudentRow,
+    titles: &BTreeMap<(&str, &str), &str>,
+) {
     let trust = if row.trusted {
         "<span class=\"badge trusted\">trusted</span>".to_owned()
     } else {
@@ -271,28 +345,7 @@ fn student_row(page: &mut String, report: &ClassReport, row: &StudentRow) {
     );
     for chapter in &report.chapters {
         match row.chapters.iter().find(|c| c.id == chapter.id) {
-            Some(graded) => {
-                let fraction = if graded.max_score == 0 {
-                    0.0
-                } else {
-                    f64::from(graded.score) / f64::from(graded.max_score)
-                };
-                let note = if graded.missing {
-                    "missing"
-                } else if !graded.compiled {
-                    "does not compile"
-                } else {
-                    ""
-                };
-                let _ = write!(
-                    page,
-                    "<td class=\"points\" style=\"background: {}\" title=\"{}/{} {note}\">{:.2}</td>",
-                    color(fraction),
-                    graded.score,
-                    graded.max_score,
-                    graded.points
-                );
-            }
+            Some(graded) => chapter_cell(page, graded, titles),
             None => page.push_str("<td class=\"points\">—</td>"),
         }
     }
@@ -303,6 +356,66 @@ fn student_row(page: &mut String, report: &ClassReport, row: &StudentRow) {
     };
     let _ = writeln!(page, "<td class=\"points\">{total}</td></tr>");
 }
+
+/// A student's chapter: points, status, checks passed, and the failed checks folded (their ids,
+/// each rule in its tooltip, so that an opened fold keeps the column narrow).
+fn chapter_cell(page: &mut String, graded: &StudentChapter, titles: &BTreeMap<(&str, &str), &str>) {
+    let status = graded.status;
+    let background = if status.attempted() {
+        let fraction = if graded.max_score == 0 {
+            1.0
+        } else {
+            f64::from(graded.score) / f64::from(graded.max_score)
+        };
+        color(fraction)
+    } else if status == ChapterStatus::DoesNotCompile {
+        BROKEN.to_owned()
+    } else {
+        UNTOUCHED.to_owned()
+    };
+    let checks = if status.attempted() {
+        format!(" · {} of {} checks", graded.checks_passed, graded.checks)
+    } else {
+        String::new()
+    };
+    let _ = write!(
+        page,
+        "<td class=\"points\" data-status=\"{}\" style=\"background: {background}\" \
+         title=\"{}/{} points of the rubric\">{:.2}<small>{}{checks}</small>",
+        status.id(),
+        graded.score,
+        graded.max_score,
+        graded.points,
+        status.words()
+    );
+    if status == ChapterStatus::Partial && !graded.failed_checks.is_empty() {
+        let _ = write!(
+            page,
+            "<details><summary>{} failed</summary><ul>",
+            graded.failed_checks.len()
+        );
+        for id in &graded.failed_checks {
+            let title = titles
+                .get(&(graded.id.as_str(), id.as_str()))
+                .copied()
+                .unwrap_or_default();
+            let _ = write!(
+                page,
+                "<li><code title=\"{}\">{}</code></li>",
+                escape(title),
+                escape(id)
+            );
+        }
+        page.push_str("</ul></details>");
+    }
+    page.push_str("</td>");
+}
+
+/// The background of a chapter nobody can learn from: not started, missing, or not attempted.
+const UNTOUCHED: &str = "#ececec";
+
+/// The background of a chapter that does not compile.
+const BROKEN: &str = "#f3d2ee";
 
 /// Red for nobody passing, through yellow, to green for everybody.
 fn color(share: f64) -> String {

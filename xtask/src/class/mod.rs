@@ -2,8 +2,10 @@
 //! per student so an interrupted run resumes, reports from CI runners merged, and the class's
 //! results written as a gradebook CSV, a versioned JSON report and a self-contained HTML page.
 
+pub mod book_links;
 pub mod cleanup;
 pub mod fingerprint;
+pub mod grade_text;
 pub mod gradebook;
 pub mod html;
 pub mod model;
@@ -12,5 +14,6 @@ pub mod progress_bar;
 pub mod reports;
 pub mod roster;
 pub mod stamp;
+pub mod status;
 pub mod store;
 pub mod time;

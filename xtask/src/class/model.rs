@@ -1,18 +1,23 @@
-//! The class report (schema `retry-workbook/class-report/v1`): every student's points per
-//! chapter, the distribution of totals, and how much of the class passes each check. The
-//! gradebook CSV and the HTML page are renderings of it.
+//! The class report (schema `retry-workbook/class-report/v2`): every student's status and points
+//! per chapter, the distribution of totals, where the class stands in each chapter, and how much
+//! of the class passes each check. The gradebook CSV and the HTML page are renderings of it.
+//!
+//! v2 changed from v1: a check's `share` counts only the students who attempted its chapter and
+//! whose code compiles (`attempted`), with the others counted beside; chapters and students'
+//! chapters gained a status and raw check counts; points have two decimals and shares four.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::class::reports::{Entry, Expected, Outcome, SectionView};
+use crate::class::status::{ChapterStatus, round_points, round_share};
 use crate::class::time;
 use crate::grading;
 use crate::workbook::{Chapter, Rubric, Workbook};
 
 /// The version of the class report's layout; it changes when a field changes meaning.
-pub const CLASS_SCHEMA: &str = "retry-workbook/class-report/v1";
+pub const CLASS_SCHEMA: &str = "retry-workbook/class-report/v2";
 
 /// How many bars the distribution of totals has.
 const BINS: usize = 10;
@@ -29,8 +34,8 @@ pub struct ClassReport {
     /// One row per student, in roster order.
     pub students: Vec<StudentRow>,
     pub totals: Distribution,
-    /// Every check of every chapter with the share of the class that passes it, the checks most
-    /// missed first.
+    /// Every check of every chapter with the share of the students who attempted its chapter
+    /// that pass it, the checks most missed first.
     pub checks: Vec<CheckShare>,
 }
 
@@ -49,6 +54,77 @@ pub struct ChapterInfo {
     pub title: String,
     pub weight: u32,
     pub max_score: u32,
+    /// How many checks its rubric has.
+    pub checks: usize,
+    /// How many graded students are at each status in it.
+    pub students: StatusCounts,
+}
+
+/// Graded students by their status in one chapter.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusCounts {
+    pub missing: usize,
+    pub not_started: usize,
+    pub does_not_compile: usize,
+    pub partial: usize,
+    pub done: usize,
+}
+
+impl StatusCounts {
+    /// The count of each status in `statuses`.
+    pub fn of(statuses: impl IntoIterator<Item = ChapterStatus>) -> Self {
+        let mut counts = Self::default();
+        for status in statuses {
+            *counts.count_mut(status) += 1;
+        }
+        counts
+    }
+
+    fn count_mut(&mut self, status: ChapterStatus) -> &mut usize {
+        match status {
+            ChapterStatus::Missing => &mut self.missing,
+            ChapterStatus::NotStarted => &mut self.not_started,
+            ChapterStatus::DoesNotCompile => &mut self.does_not_compile,
+            ChapterStatus::Partial => &mut self.partial,
+            ChapterStatus::Done => &mut self.done,
+        }
+    }
+
+    /// How many students are at `status`.
+    pub fn count(&self, status: ChapterStatus) -> usize {
+        match status {
+            ChapterStatus::Missing => self.missing,
+            ChapterStatus::NotStarted => self.not_started,
+            ChapterStatus::DoesNotCompile => self.does_not_compile,
+            ChapterStatus::Partial => self.partial,
+            ChapterStatus::Done => self.done,
+        }
+    }
+
+    /// The students whose checks say something: they attempted the chapter and it compiles.
+    pub fn attempted(&self) -> usize {
+        self.partial + self.done
+    }
+
+    /// The students its checks leave out, in words: "2 not started, 1 does not compile"; empty
+    /// when there are none.
+    pub fn left_out(&self) -> String {
+        self.describe(&[
+            ChapterStatus::NotStarted,
+            ChapterStatus::DoesNotCompile,
+            ChapterStatus::Missing,
+        ])
+    }
+
+    /// The counts of `statuses` that are not zero, in words, in that order.
+    pub fn describe(&self, statuses: &[ChapterStatus]) -> String {
+        statuses
+            .iter()
+            .filter(|&&status| self.count(status) > 0)
+            .map(|&status| format!("{} {}", self.count(status), status.words()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -78,9 +154,13 @@ pub struct StudentRow {
 #[derive(Debug, Serialize, Deserialize)]
 pub struct StudentChapter {
     pub id: String,
+    pub status: ChapterStatus,
     pub points: f64,
     pub score: u32,
     pub max_score: u32,
+    /// Checks passed, of `checks`.
+    pub checks_passed: usize,
+    pub checks: usize,
     /// The student's copy has no folder for this chapter.
     pub missing: bool,
     pub compiled: bool,
@@ -116,12 +196,30 @@ pub struct CheckShare {
     pub title: String,
     pub points: u32,
     pub section: Option<SectionView>,
-    /// Graded students who pass it, out of `graded`; a chapter that is missing or does not
-    /// compile passes none of its checks.
+    /// Students who pass it, of `attempted`: the graded students who attempted the chapter and
+    /// whose code compiles (status `partial` or `done`).
     pub passed: usize,
+    pub attempted: usize,
+    /// passed / attempted; `null` when nobody attempted the chapter.
+    pub share: Option<f64>,
+    /// Graded students left out of the share, by their status in the chapter.
+    pub not_started: usize,
+    pub does_not_compile: usize,
+    pub missing: usize,
+    /// Every graded student.
     pub graded: usize,
-    /// passed / graded (0 when nobody was graded).
-    pub share: f64,
+}
+
+impl CheckShare {
+    /// The graded students its share leaves out, by status.
+    pub fn left_out(&self) -> StatusCounts {
+        StatusCounts {
+            missing: self.missing,
+            not_started: self.not_started,
+            does_not_compile: self.does_not_compile,
+            ..StatusCounts::default()
+        }
+    }
 }
 
 /// Builds the class report from every student's entry.
@@ -133,24 +231,28 @@ pub fn build(
     due: Option<i64>,
     entries: &[Entry],
 ) -> anyhow::Result<ClassReport> {
-    let infos: Vec<ChapterInfo> = chapters
+    let rubrics: Vec<Rubric> = chapters
         .iter()
-        .map(|chapter| {
-            let rubric = Rubric::for_chapter(workbook, chapter, checks_dir)?;
-            Ok(ChapterInfo {
-                id: chapter.id.clone(),
-                title: chapter.title.clone(),
-                weight: chapter.weight,
-                max_score: rubric.max_points(),
-            })
-        })
+        .map(|chapter| Rubric::for_chapter(workbook, chapter, checks_dir))
         .collect::<anyhow::Result<_>>()?;
     let max_total: f64 = chapters.iter().map(|c| f64::from(c.weight)).sum();
     let students: Vec<StudentRow> = entries
         .iter()
-        .map(|entry| student_row(entry, chapters, max_total, due))
+        .map(|entry| student_row(entry, chapters, &rubrics, max_total, due))
         .collect();
-    let checks = check_shares(workbook, chapters, checks_dir, entries)?;
+    let infos: Vec<ChapterInfo> = chapters
+        .iter()
+        .zip(&rubrics)
+        .map(|(chapter, rubric)| ChapterInfo {
+            id: chapter.id.clone(),
+            title: chapter.title.clone(),
+            weight: chapter.weight,
+            max_score: rubric.max_points(),
+            checks: rubric.checks.len(),
+            students: status_counts(&students, &chapter.id),
+        })
+        .collect();
+    let checks = check_shares(workbook, chapters, &rubrics, entries, &infos);
     Ok(ClassReport {
         schema: CLASS_SCHEMA.to_owned(),
         generated_at: time::format_utc(time::now()),
@@ -170,6 +272,7 @@ pub fn build(
 fn student_row(
     entry: &Entry,
     chapters: &[Chapter],
+    rubrics: &[Rubric],
     max_total: f64,
     due: Option<i64>,
 ) -> StudentRow {
@@ -184,14 +287,14 @@ fn student_row(
         submitted_at: entry.submitted_at.map(time::format_utc),
         late: due.zip(entry.submitted_at).map(|(due, at)| at > due),
         total: 0.0,
-        max_total,
+        max_total: round_points(max_total),
         chapters: Vec::new(),
     };
     match &entry.outcome {
         Outcome::Graded(grade) => {
             row.status = "graded".to_owned();
-            row.total = grade.points;
-            for chapter in chapters {
+            row.total = round_points(grade.points);
+            for (chapter, rubric) in chapters.iter().zip(rubrics) {
                 let Some(graded) = grade
                     .chapters
                     .iter()
@@ -202,16 +305,22 @@ fn student_row(
                 let report = &graded.report;
                 row.chapters.push(StudentChapter {
                     id: chapter.id.clone(),
-                    points: graded.points,
+                    status: graded.status(),
+                    points: round_points(graded.points),
                     score: report.score,
                     max_score: report.max_score,
+                    checks_passed: report.checks().filter(|r| r.passed()).count(),
+                    // A chapter that did not compile has no results: none of its checks passed.
+                    checks: match report.checks().count() {
+                        0 => rubric.checks.len(),
+                        ran => ran,
+                    },
                     missing: report.missing(),
                     compiled: report.compiled,
                     tampered: graded.tampered.clone(),
                     failed_checks: report
-                        .results
-                        .iter()
-                        .filter(|r| r.kind == "check" && !r.passed())
+                        .checks()
+                        .filter(|r| !r.passed())
                         .map(|r| r.id.clone())
                         .collect(),
                 });
@@ -233,6 +342,17 @@ fn student_row(
     row
 }
 
+/// The graded students of `chapter` by their status in it.
+fn status_counts(students: &[StudentRow], chapter: &str) -> StatusCounts {
+    StatusCounts::of(
+        students
+            .iter()
+            .filter(|s| s.status == "graded")
+            .flat_map(|s| s.chapters.iter().filter(|c| c.id == chapter))
+            .map(|c| c.status),
+    )
+}
+
 fn distribution(students: &[StudentRow], max_total: f64) -> Distribution {
     let mut totals: Vec<f64> = students
         .iter()
@@ -243,8 +363,8 @@ fn distribution(students: &[StudentRow], max_total: f64) -> Distribution {
     let width = max_total / BINS as f64;
     let mut bins: Vec<Bin> = (0..BINS)
         .map(|i| Bin {
-            from: width * i as f64,
-            to: width * (i + 1) as f64,
+            from: round_points(width * i as f64),
+            to: round_points(width * (i + 1) as f64),
             count: 0,
         })
         .collect();
@@ -264,44 +384,47 @@ fn distribution(students: &[StudentRow], max_total: f64) -> Distribution {
     };
     Distribution {
         graded: count,
-        mean: (count > 0).then(|| totals.iter().sum::<f64>() / count as f64),
-        median,
+        mean: (count > 0).then(|| round_points(totals.iter().sum::<f64>() / count as f64)),
+        median: median.map(round_points),
         min: totals.first().copied(),
         max: totals.last().copied(),
         bins,
     }
 }
 
-/// Each rubric check with the share of graded students who pass it, most missed first.
+/// Each rubric check with the share of the students who attempted its chapter (and whose code
+/// compiles) that pass it, most missed first; checks of chapters nobody attempted come last.
 fn check_shares(
     workbook: &Workbook,
     chapters: &[Chapter],
-    checks_dir: Option<&std::path::Path>,
+    rubrics: &[Rubric],
     entries: &[Entry],
-) -> anyhow::Result<Vec<CheckShare>> {
-    let grades: Vec<_> = entries
+    infos: &[ChapterInfo],
+) -> Vec<CheckShare> {
+    let mut passes: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut sections: BTreeMap<(&str, &str), SectionView> = BTreeMap::new();
+    let graded_chapters = entries
         .iter()
         .filter_map(|entry| match &entry.outcome {
             Outcome::Graded(grade) => Some(grade),
             _ => None,
         })
-        .collect();
-    let mut passes: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    let mut sections: BTreeMap<(&str, &str), SectionView> = BTreeMap::new();
-    for grade in &grades {
-        for chapter in &grade.chapters {
-            for result in chapter.report.results.iter().filter(|r| r.kind == "check") {
-                let key = (chapter.report.chapter.as_str(), result.id.as_str());
+        .flat_map(|grade| &grade.chapters);
+    for chapter in graded_chapters {
+        let attempted = chapter.status().attempted();
+        for result in chapter.report.checks() {
+            let key = (chapter.report.chapter.as_str(), result.id.as_str());
+            if attempted {
                 *passes.entry(key).or_default() += usize::from(result.passed());
-                if let Some(section) = &result.section {
-                    sections.entry(key).or_insert_with(|| section.clone());
-                }
+            }
+            if let Some(section) = &result.section {
+                sections.entry(key).or_insert_with(|| section.clone());
             }
         }
     }
     let mut shares = Vec::new();
-    for chapter in chapters {
-        let rubric = Rubric::for_chapter(workbook, chapter, checks_dir)?;
+    for ((chapter, info), rubric) in chapters.iter().zip(infos).zip(rubrics) {
+        let counts = &info.students;
         for check in &rubric.checks {
             let key = (chapter.id.as_str(), check.id.as_str());
             let passed = passes.get(&key).copied().unwrap_or(0);
@@ -315,6 +438,7 @@ fn check_shares(
                     }
                 })
             });
+            let attempted = counts.attempted();
             shares.push(CheckShare {
                 chapter: chapter.id.clone(),
                 id: check.id.clone(),
@@ -322,16 +446,43 @@ fn check_shares(
                 points: check.points,
                 section,
                 passed,
-                graded: grades.len(),
-                share: if grades.is_empty() {
-                    0.0
-                } else {
-                    passed as f64 / grades.len() as f64
-                },
+                attempted,
+                share: (attempted > 0).then(|| round_share(passed as f64 / attempted as f64)),
+                not_started: counts.not_started,
+                does_not_compile: counts.does_not_compile,
+                missing: counts.missing,
+                graded: attempted + counts.not_started + counts.does_not_compile + counts.missing,
             });
         }
     }
-    // Most missed first; ties keep the book's order.
-    shares.sort_by(|a, b| a.share.total_cmp(&b.share));
-    Ok(shares)
+    // Most missed first, checks nobody attempted last; ties keep the book's order.
+    shares.sort_by(|a, b| match (a.share, b.share) {
+        (Some(a), Some(b)) => a.total_cmp(&b),
+        (a, b) => a.is_none().cmp(&b.is_none()),
+    });
+    shares
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_left_out_are_named_by_status() {
+        let counts = StatusCounts {
+            missing: 0,
+            not_started: 2,
+            does_not_compile: 1,
+            partial: 1,
+            done: 3,
+        };
+        assert_eq!(counts.attempted(), 4);
+        assert_eq!(counts.left_out(), "2 not started, 1 does not compile");
+        assert_eq!(StatusCounts::default().left_out(), "");
+        let student = StatusCounts::of([ChapterStatus::NotStarted, ChapterStatus::Done]);
+        assert_eq!(
+            student.describe(&ChapterStatus::ALL),
+            "1 not started, 1 done"
+        );
+    }
 }

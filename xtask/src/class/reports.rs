@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::class::stamp::{GRADER_VERSION, GraderStamp};
+use crate::class::status::ChapterStatus;
 use crate::commands::grade::GRADE_SCHEMA;
 
 /// A student who could not be graded (the grading hung, crashed or printed no report).
@@ -30,7 +31,30 @@ pub struct ChapterView {
     pub points: f64,
     #[serde(default)]
     pub tampered: Vec<String>,
+    /// Absent from the reports of graders older than the status.
+    #[serde(default)]
+    pub status: Option<ChapterStatus>,
     pub report: ChapterReportView,
+}
+
+impl ChapterView {
+    /// The status the grader gave, or for an older report the nearest it tells (it cannot tell
+    /// an untouched exercise from a started one).
+    pub fn status(&self) -> ChapterStatus {
+        self.status.unwrap_or_else(|| {
+            let report = &self.report;
+            ChapterStatus::of(
+                report.missing(),
+                false,
+                report.compiled,
+                report
+                    .checks()
+                    .any(|r| !r.passed() && r.status != "skipped"),
+                report.score,
+                report.max_score,
+            )
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -49,6 +73,11 @@ pub struct ChapterReportView {
 }
 
 impl ChapterReportView {
+    /// The hidden checks' results, without the visible tests.
+    pub fn checks(&self) -> impl Iterator<Item = &ResultView> {
+        self.results.iter().filter(|r| r.kind == "check")
+    }
+
     /// True when the student's copy had no folder for this chapter.
     pub fn missing(&self) -> bool {
         !self.compiled

@@ -1,6 +1,5 @@
 //! `cargo xtask check [chapter]`: grade a chapter and print the table.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -11,7 +10,7 @@ use crate::commands::reset;
 use crate::grading::{self, Grader, Report, Target};
 use crate::harness::BuildOptions;
 use crate::progress::Progress;
-use crate::report;
+use crate::report::{self, Layout};
 use crate::shipped::{Departure, Shipped};
 use crate::term::{self, Style};
 use crate::workbook::{Chapter, Workbook};
@@ -52,6 +51,10 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// Show every check and every failure in full (by default the first few failures are shown
+    /// in full and the rest one line each).
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 impl TargetArgs {
@@ -95,7 +98,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         checks_dir: args.target.checks_dir.clone(),
         build: BuildOptions {
             color: style.color,
-            show_progress: args.format == Format::Text && std::io::stderr().is_terminal(),
+            // On stderr: a live line on a terminal, plain lines elsewhere.
+            show_progress: args.format == Format::Text,
             ..BuildOptions::default()
         },
         ..Grader::new(&workbook)
@@ -114,7 +118,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             if target == Target::Exercise {
                 print!("{}", departures(&grader, chapter, style));
             }
-            print!("{}", report::render_text(&report, style));
+            let layout = if args.verbose {
+                Layout::Verbose
+            } else {
+                Layout::Brief
+            };
+            print!("{}", report::render(&report, style, layout));
             print!("{}", next_steps(&grader, chapter, &target, &report, style));
         }
         Format::Json => println!("{}", report::render_json(&report)),
@@ -204,10 +213,8 @@ fn next_steps(
         }
         return text;
     }
+    // "Start here" is at the top of the report.
     let mut text = String::from("\n");
-    if let Some(place) = &report.start_here {
-        text.push_str(&format!("{} {place}\n", style.bold("Start here:")));
-    }
     text.push_str(&format!(
         "Read {} (`cargo xtask book --open`), edit {}, and run `cargo xtask check {}` again \
          (or `cargo xtask watch {}` to re-check on every save). Stuck? `cargo xtask hint {}`.\n",

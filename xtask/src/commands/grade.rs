@@ -8,10 +8,11 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
+use crate::class::grade_text;
 use crate::class::stamp::GraderStamp;
+use crate::class::status::{ChapterStatus, round_points};
 use crate::formats::{self, ChapterGrade};
 use crate::grading::{Grader, Report, Target};
-use crate::report;
 use crate::shipped::Shipped;
 use crate::term::{self, Style};
 use crate::workbook::{Chapter, Workbook};
@@ -21,7 +22,8 @@ pub const GRADE_SCHEMA: &str = "retry-workbook/grade-report/v1";
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum GradeFormat {
-    /// A table per chapter and a total.
+    /// For the instructor: each chapter's status, checks and points, the total, then what fails
+    /// in each chapter the student began.
     #[default]
     Text,
     /// JSON (schema retry-workbook/grade-report/v1).
@@ -111,15 +113,18 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             Some(dir) => dir.join("exercises").join(chapter.stem()),
             None => workbook.exercise_dir(chapter),
         };
-        let (mut report, tampered) = if exercise.is_dir() {
-            let tampered = tampered_files(&grader, chapter, &exercise)?;
+        let exercise_found = exercise.is_dir();
+        let (mut report, tampered, as_shipped) = if exercise_found {
+            let shipped = Shipped::load(&workbook, chapter)?;
+            let tampered = tampered_files(&grader, chapter, &shipped, &exercise)?;
+            let as_shipped = untouched(&shipped, &exercise);
             let report = grader.grade(chapter, &Target::Path(exercise))?;
-            (report, tampered)
+            (report, tampered, as_shipped)
         } else {
             let rubric = grader.rubric(chapter)?;
             let missing =
                 Report::missing(&workbook, chapter, &rubric, exercise.display().to_string());
-            (missing, Vec::new())
+            (missing, Vec::new(), false)
         };
         args.skipped.apply(&mut report);
         let fraction = if report.max_score == 0 {
@@ -127,17 +132,30 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         } else {
             f64::from(report.score) / f64::from(report.max_score)
         };
+        let status = ChapterStatus::of(
+            !exercise_found,
+            as_shipped,
+            report.compiled,
+            report.hidden().any(|r| r.outcome.failed()),
+            report.score,
+            report.max_score,
+        );
         grades.push(ChapterGrade {
             weight: chapter.weight,
             points: f64::from(chapter.weight) * fraction,
             tampered,
+            status,
             report,
         });
+    }
+    let points = grades.iter().map(|g| g.points).sum();
+    for grade in &mut grades {
+        grade.points = round_points(grade.points);
     }
     let grade = GradeReport {
         schema: GRADE_SCHEMA,
         grader: stamp,
-        points: grades.iter().map(|g| g.points).sum(),
+        points: round_points(points),
         max_points: grades.iter().map(|g| f64::from(g.weight)).sum(),
         passed: grades.iter().all(|g| g.report.passed),
         chapters: grades,
@@ -147,18 +165,16 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             let style = Style {
                 color: term::color_enabled(),
             };
-            for chapter in &grade.chapters {
-                println!("{}", report::render_text(&chapter.report, style));
-                for file in &chapter.tampered {
-                    println!(
-                        "{}",
-                        style.yellow(&format!("warning: {file} differs from the shipped file"))
-                    );
-                }
-            }
-            println!(
-                "Total: {:.2} of {:.2} points",
-                grade.points, grade.max_points
+            let copy = args.workspace.as_deref().unwrap_or(&workbook.root);
+            print!(
+                "{}",
+                grade_text::render(
+                    &grade.chapters,
+                    grade.points,
+                    grade.max_points,
+                    &copy.display().to_string(),
+                    style
+                )
             );
         }
         GradeFormat::Json => println!("{}", serde_json::to_string_pretty(&grade)?),
@@ -184,10 +200,24 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     })
 }
 
+/// Whether the student has not begun the exercise in `dir`: no shipped file changed, and none
+/// that the build needs (the manifest, `src/`) is gone. A missing example or visible test is no
+/// start.
+fn untouched(shipped: &Shipped, dir: &Path) -> bool {
+    shipped.files.keys().all(|file| {
+        let needed = file == "Cargo.toml" || file.starts_with("src/");
+        shipped.is_as_shipped(dir, file) || (!needed && !dir.join(file).exists())
+    })
+}
+
 /// Files the submission must not change (the manifest, a build script, the visible tests and
 /// the rubric's given files) that differ from the shipped exercise's record.
-fn tampered_files(grader: &Grader, chapter: &Chapter, submitted: &Path) -> Result<Vec<String>> {
-    let shipped = Shipped::load(grader.workbook, chapter)?;
+fn tampered_files(
+    grader: &Grader,
+    chapter: &Chapter,
+    shipped: &Shipped,
+    submitted: &Path,
+) -> Result<Vec<String>> {
     let rubric = grader.rubric(chapter)?;
     Ok(shipped
         .protected(&rubric, true)
@@ -195,4 +225,33 @@ fn tampered_files(grader: &Grader, chapter: &Chapter, submitted: &Path) -> Resul
         .filter(|file| !shipped.is_as_shipped(submitted, file))
         .map(|file| format!("exercises/{}/{file}", chapter.stem()))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exercise_is_untouched_until_its_code_or_manifest_changes() {
+        let dir = crate::util::scratch_dir("untouched");
+        let write = |file: &str, text: &str| {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("Cargo.toml", "[package]\nname = \"x\"\n");
+        write("src/lib.rs", "pub fn f() { todo!() }\n");
+        write("examples/predict.rs", "fn main() {}\n");
+        let shipped = Shipped::of_folder(&dir).unwrap();
+        assert!(untouched(&shipped, &dir));
+        std::fs::remove_file(dir.join("examples/predict.rs")).unwrap();
+        assert!(untouched(&shipped, &dir), "a missing example is no start");
+        write("src/notes.rs", "// mine\n");
+        assert!(untouched(&shipped, &dir), "an unused new file is no start");
+        write("src/lib.rs", "pub fn f() {}\n");
+        assert!(!untouched(&shipped, &dir), "the code changed");
+        std::fs::remove_file(dir.join("src/lib.rs")).unwrap();
+        assert!(!untouched(&shipped, &dir), "the code is gone");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

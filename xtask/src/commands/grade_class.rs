@@ -18,14 +18,15 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use crate::class::fingerprint::{self, Fingerprint};
-use crate::class::model::{self, ClassReport};
+use crate::class::model::{self, ClassReport, StatusCounts};
 use crate::class::pool::{self, Event, Job, Settings};
 use crate::class::progress_bar::{ProgressBar, human};
 use crate::class::reports::{self, Entry, Expected, Outcome};
 use crate::class::roster::{self, Student};
 use crate::class::stamp::GRADER_VERSION;
+use crate::class::status::ChapterStatus;
 use crate::class::store::{self, Store};
-use crate::class::{gradebook, html, time};
+use crate::class::{book_links, gradebook, html, time};
 use crate::commands::grade::SkippedPolicy;
 use crate::workbook::{Chapter, Rubric, Workbook};
 
@@ -52,9 +53,10 @@ pub struct GradeClassArgs {
     /// Private checks: DIR/<chapter>/chapter.toml and check files replace the public ones.
     #[arg(long, value_name = "DIR")]
     pub checks_dir: Option<PathBuf>,
-    /// Where results and reports go.
-    #[arg(long, value_name = "DIR", default_value = "class-grades")]
-    pub out: PathBuf,
+    /// Where results and reports go (default: class-grades/ in the workbook's folder). A folder
+    /// inside the workbook gets a .gitignore that keeps it out of git.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Students graded at once (default: the machine's cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -75,7 +77,8 @@ pub struct GradeClassArgs {
     /// as for `grade`.
     #[arg(long, value_enum, default_value_t)]
     pub skipped: SkippedPolicy,
-    /// Where the HTML report's book links point (default: this workbook's built book).
+    /// A hosted copy of the book for the HTML report's links (default: $WORKBOOK_BOOK_URL, else
+    /// this workbook's built book, built first when it is missing or out of date).
     #[arg(long, value_name = "URL")]
     pub book_url: Option<String>,
 }
@@ -104,12 +107,17 @@ pub fn run(args: GradeClassArgs) -> Result<ExitCode> {
         build: crate::class::stamp::grader_build(&workbook)?,
     };
     let due = args.due.as_deref().map(time::parse).transpose()?;
-    let store = Store::open(&args.out)?;
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| workbook.root.join(DEFAULT_OUT));
+    let store = Store::open(&out_dir)?;
+    let ignored = keep_out_of_git(&workbook, &out_dir)?;
     // Two runs into one folder would each grade everyone.
-    let Some(_out_lock) = crate::util::FolderLock::try_acquire(&args.out)? else {
+    let Some(_out_lock) = crate::util::FolderLock::try_acquire(&out_dir)? else {
         bail!(
             "another grade-class is writing to {}; wait for it, or choose another --out",
-            args.out.display()
+            out_dir.display()
         );
     };
     let roster = match (&args.students, &args.roster) {
@@ -118,7 +126,7 @@ pub fn run(args: GradeClassArgs) -> Result<ExitCode> {
         (None, None) => None,
     };
     // The output folder is nobody's copy, even when it sits among them.
-    let out = args.out.canonicalize().ok();
+    let out = out_dir.canonicalize().ok();
     let roster = roster.map(|students| {
         students
             .into_iter()
@@ -161,7 +169,13 @@ pub fn run(args: GradeClassArgs) -> Result<ExitCode> {
         due,
         &entries,
     )?;
-    write_outputs(&workbook, &store, &report, args.book_url.as_deref())?;
+    write_outputs(
+        &workbook,
+        &store,
+        &report,
+        args.book_url.as_deref(),
+        ignored,
+    )?;
     let rejected = report.students.iter().any(|s| s.status == "rejected");
     Ok(if rejected {
         ExitCode::FAILURE
@@ -232,10 +246,12 @@ fn grade(
                 let entry = reports::read(&file, &job.student.name, expected, true)?;
                 let line = match &entry.outcome {
                     Outcome::Graded(grade) => format!(
-                        "{}: {:.2} of {:.2} points ({})",
+                        "{}: {:.2} of {:.2} points, {} ({})",
                         job.student.name,
                         grade.points,
                         grade.max_points,
+                        StatusCounts::of(grade.chapters.iter().map(|c| c.status()))
+                            .describe(&ChapterStatus::ALL),
                         human(elapsed)
                     ),
                     Outcome::Failed(error) => {
@@ -390,17 +406,15 @@ fn write_outputs(
     store: &Store,
     report: &ClassReport,
     book_url: Option<&str>,
+    ignored: bool,
 ) -> Result<()> {
-    let book_url = match book_url {
-        Some(url) => url.to_owned(),
-        None => format!("file://{}", workbook.root.join("book/build").display()),
-    };
+    let (links, book_note) = book_links::resolve(workbook, report, book_url);
     let csv = store.dir.join("gradebook.csv");
     let json = store.dir.join("class-report.json");
     let page = store.dir.join("class-report.html");
     store::write_atomically(&csv, &gradebook::render(report))?;
     store::write_atomically(&json, &serde_json::to_string_pretty(report)?)?;
-    store::write_atomically(&page, &html::render(report, &book_url))?;
+    store::write_atomically(&page, &html::render(report, &links, book_note.as_deref()))?;
     let untrusted = report.students.iter().filter(|s| !s.trusted).count();
     if untrusted > 0 {
         println!(
@@ -416,11 +430,73 @@ fn write_outputs(
             row.reason.as_deref().unwrap_or_default()
         );
     }
+    let dir = store
+        .dir
+        .canonicalize()
+        .unwrap_or_else(|_| store.dir.clone());
     println!(
-        "Gradebook: {}\nClass report: {} and {}",
+        "Reports are in {}{}:\nGradebook: {}\nClass report: {} and {}",
+        dir.display(),
+        if ignored {
+            " (its .gitignore keeps students' grades out of git)"
+        } else {
+            ""
+        },
         csv.display(),
         json.display(),
         page.display()
     );
     Ok(())
 }
+
+/// The output folder's name in the workbook's folder, by default.
+const DEFAULT_OUT: &str = "class-grades";
+
+/// Students' grades must never be one `git add .` from a commit: an output folder inside the
+/// workbook (a git repository, perhaps public) gets a `.gitignore` that ignores all of it,
+/// itself included. True when the folder is inside the workbook.
+fn keep_out_of_git(workbook: &Workbook, out: &Path) -> Result<bool> {
+    let (Ok(out), Ok(root)) = (out.canonicalize(), workbook.root.canonicalize()) else {
+        return Ok(false);
+    };
+    if out == root || !out.starts_with(&root) {
+        return Ok(false);
+    }
+    let ignore = out.join(".gitignore");
+    if ignore.is_file() {
+        let text = std::fs::read_to_string(&ignore).unwrap_or_default();
+        return Ok(text.lines().any(|line| line.trim() == "*"));
+    }
+    // Only a folder of this command's own files: a `*` must never hide anything else from git.
+    let foreign = std::fs::read_dir(&out)
+        .with_context(|| format!("listing {}", out.display()))?
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .find(|name| !OWN_FILES.contains(&name.as_str()) && !name.ends_with(".partial"));
+    if let Some(name) = foreign {
+        println!(
+            "note: {} is inside the workbook and holds {name}, which grade-class did not write: \
+             add the folder to .gitignore yourself, or choose another --out",
+            out.display()
+        );
+        return Ok(false);
+    }
+    std::fs::write(
+        &ignore,
+        "# Students' grades, written by `cargo xtask grade-class`: git ignores this whole \
+         folder.\n*\n",
+    )
+    .with_context(|| format!("writing {}", ignore.display()))?;
+    Ok(true)
+}
+
+/// What grade-class writes in its output folder.
+const OWN_FILES: [&str; 7] = [
+    "reports",
+    "state",
+    ".lock",
+    ".gitignore",
+    "gradebook.csv",
+    "class-report.json",
+    "class-report.html",
+];

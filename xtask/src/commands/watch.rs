@@ -129,7 +129,7 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str)
     match result {
         Ok(result) => {
             print!("{}", check::departures(&grader, chapter, style));
-            print!("{}", report::render_text(&result, style));
+            print!("{}", report::render(&result, style, report::Layout::Brief));
             if let Err(error) = Progress::record(workbook, chapter, &result) {
                 eprintln!("note: progress not saved: {error:#}");
             }

@@ -1,0 +1,254 @@
+//! The text `grade` prints, for the instructor who grades a student's copy: first where the
+//! student stands in each chapter and the total, then what fails in each chapter the student
+//! began, in words about the student's code. The learner's advice ("fix this, then check
+//! again") belongs to `check`; here nobody is told to run anything.
+
+use std::fmt::Write;
+
+use crate::class::status::ChapterStatus;
+use crate::formats::ChapterGrade;
+use crate::grading::{CheckResult, Report};
+use crate::runner::Outcome;
+use crate::term::Style;
+
+/// The grade of the copy at `copy`: a summary table, then the details of each chapter begun.
+pub fn render(
+    chapters: &[ChapterGrade],
+    points: f64,
+    max_points: f64,
+    copy: &str,
+    style: Style,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}\n",
+        style.bold(&format!("Grade of the copy at {copy}"))
+    );
+    summary(&mut out, chapters, points, max_points);
+    for chapter in chapters {
+        details(&mut out, chapter, style);
+    }
+    out
+}
+
+fn summary(out: &mut String, chapters: &[ChapterGrade], points: f64, max_points: f64) {
+    let _ = writeln!(
+        out,
+        "  {:<8} {:<17} {:>9}  {:>13}",
+        "chapter", "status", "checks", "points"
+    );
+    for chapter in chapters {
+        let report = &chapter.report;
+        let checks = match chapter.status {
+            ChapterStatus::Missing | ChapterStatus::DoesNotCompile => "—".to_owned(),
+            _ => format!(
+                "{} of {}",
+                report.hidden().filter(|r| r.outcome.passed()).count(),
+                report.hidden().count()
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<8} {:<17} {checks:>9}  {:>13}",
+            report.chapter,
+            chapter.status.words(),
+            format!("{:.2} of {:.2}", chapter.points, f64::from(chapter.weight)),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  {:<8} {:<17} {:>9}  {:>13}",
+        "total",
+        "",
+        "",
+        format!("{points:.2} of {max_points:.2}")
+    );
+}
+
+/// What fails in a chapter the student began; nothing for one missing or not started, nor for
+/// one done with its shipped files as shipped.
+fn details(out: &mut String, chapter: &ChapterGrade, style: Style) {
+    let report = &chapter.report;
+    let heading = style.bold(&format!("{} · {}", report.chapter, report.title));
+    match chapter.status {
+        ChapterStatus::Missing | ChapterStatus::NotStarted => {}
+        // The table says it all, unless a shipped file changed.
+        ChapterStatus::Done if chapter.tampered.is_empty() => {}
+        ChapterStatus::DoesNotCompile => {
+            let _ = writeln!(
+                out,
+                "\n{heading}: the student's code does not compile, so no check could run (0/{} \
+                 rubric points).",
+                report.max_score
+            );
+            compile_errors(out, report, style);
+        }
+        ChapterStatus::Partial | ChapterStatus::Done => {
+            let passed = report.hidden().filter(|r| r.outcome.passed()).count();
+            let _ = writeln!(
+                out,
+                "\n{heading}: the student's code passes {passed} of {} checks ({}/{} rubric \
+                 points).",
+                report.hidden().count(),
+                report.score,
+                report.max_score
+            );
+            for result in report.hidden().filter(|r| !r.outcome.passed()) {
+                unpassed_check(out, result, style);
+            }
+            visible_tests(out, report);
+        }
+    }
+    for file in &chapter.tampered {
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.yellow(&format!(
+                "warning: the student changed {file}, which must stay as shipped"
+            ))
+        );
+    }
+}
+
+/// The first compiler error, and how many more there are.
+fn compile_errors(out: &mut String, report: &Report, style: Style) {
+    let Some(failure) = &report.compile_failure else {
+        return;
+    };
+    let Some(first) = failure.errors.first() else {
+        for line in failure.cargo_output.trim_end().lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+        return;
+    };
+    if !first.in_graded_crate {
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.yellow(
+                "The hidden checks do not compile against the student's crate: its public API \
+                 (names, parameters, types) differs from the exercise's."
+            )
+        );
+    }
+    for line in first.rendered.trim_end().lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+    let more = failure.errors.len() - 1;
+    if more > 0 {
+        let _ = writeln!(out, "  … and {more} more error(s).");
+    }
+}
+
+/// A check that did not pass: its row, why, and the book section of its rule.
+fn unpassed_check(out: &mut String, result: &CheckResult, style: Style) {
+    let mark = if result.outcome.skipped() {
+        style.yellow("–")
+    } else {
+        style.red("✗")
+    };
+    let _ = writeln!(
+        out,
+        "  {mark} {}  {}/{}  {}",
+        result.id, result.earned, result.points, result.title
+    );
+    for line in explain(&result.outcome).lines() {
+        let _ = writeln!(out, "      {line}");
+    }
+    if let Some(section) = &result.section {
+        let title = section
+            .title
+            .as_deref()
+            .map(|t| format!(" {t}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "      {}",
+            style.dim(&format!(
+                "the rule: book §{}{title} ({})",
+                section.number, section.link
+            ))
+        );
+    }
+}
+
+/// How many of the student's visible tests pass, and which do not.
+fn visible_tests(out: &mut String, report: &Report) {
+    let visible: Vec<&CheckResult> = report.visible().collect();
+    if visible.is_empty() {
+        return;
+    }
+    let failing: Vec<&str> = visible
+        .iter()
+        .filter(|r| r.outcome.failed())
+        .map(|r| r.id.as_str())
+        .collect();
+    let _ = write!(
+        out,
+        "  The student's visible tests: {} of {} pass",
+        visible.len() - failing.len(),
+        visible.len()
+    );
+    if failing.is_empty() {
+        let _ = writeln!(out, ".");
+    } else {
+        let _ = writeln!(out, "; failing: {}.", failing.join(", "));
+    }
+}
+
+/// Why a check did not pass, told about the student's code.
+fn explain(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Passed => "passed".to_owned(),
+        Outcome::Failed {
+            message,
+            location,
+            in_graded_code,
+        } => {
+            // A todo!() panics too: "not yet implemented: …" says what is left.
+            let message = message.trim();
+            match location.as_deref().filter(|_| *in_graded_code) {
+                Some(place) => format!("the student's code panicked at {place}: {message}"),
+                None if *in_graded_code => format!("the student's code panicked: {message}"),
+                None => format!("the check reported: {message}"),
+            }
+        }
+        Outcome::TimedOut { limit_ms } => format!(
+            "did not finish within {:.1} s of real time and was stopped (the usual causes: an \
+             endless loop, a retry that never gives up, a future that never completes, a \
+             blocking std::thread::sleep)",
+            *limit_ms as f64 / 1e3
+        ),
+        Outcome::Crashed { reason } => format!("crashed: {reason}"),
+        Outcome::OutputFlood { limit_bytes } => format!(
+            "printed more than {} MiB and was stopped: the student's code prints in a loop",
+            limit_bytes / (1024 * 1024)
+        ),
+        Outcome::Missing => "not in the check binary: the rubric and its check files disagree (a \
+                             fault of the checks, not of the student)"
+            .to_owned(),
+        Outcome::Skipped { reason } => format!("skipped on this machine, no points: {reason}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructor_text_snapshot() {
+        let chapters = crate::formats::tests::sample();
+        let text = render(
+            &chapters,
+            0.5,
+            3.0,
+            "/home/teacher/submissions/alice",
+            Style { color: false },
+        );
+        for learner_words in ["check again", "cargo xtask", "your code", "you "] {
+            assert!(!text.contains(learner_words), "{learner_words}: {text}");
+        }
+        insta::assert_snapshot!(text);
+    }
+}
