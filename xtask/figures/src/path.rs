@@ -18,7 +18,10 @@ fn manifest() -> PathBuf {
 
 const MARGIN: f64 = 20.0;
 const GAP: f64 = 12.0;
-const PART_HEADER: f64 = 46.0;
+/// Room for a part's number and up to three lines of its name.
+const PART_HEADER: f64 = 60.0;
+/// The most lines a part's name takes ("Staying up under overload" needs three in a narrow column).
+const NAME_LINES: usize = 3;
 const LINE: f64 = 14.0;
 const BOX_PAD: f64 = 7.0;
 const BOX_GAP: f64 = 8.0;
@@ -84,7 +87,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
         for (line, text) in wrap_lines(name, Palette::SMALL_FONT_SIZE, column_width)
             .iter()
             .enumerate()
-            .take(2)
+            .take(NAME_LINES)
         {
             let _ = writeln!(
                 body,
