@@ -1,7 +1,7 @@
-//! `cargo xtask ci`: the project's whole test suite, as CI runs it — the unit and integration
-//! tests of every crate, then `verify` over every chapter, the figures and the book, then the
-//! cross-platform stage (clippy for macOS, Windows and musl; the sandbox tests under Wine), then
-//! the built book in headless Chromium; first of all, actionlint over the GitHub Actions workflows.
+//! `cargo xtask ci`: the project's whole test suite, as CI runs it — actionlint over the GitHub
+//! Actions workflows, the unit and integration tests of every crate, then `verify` over every
+//! chapter, the figures and the book, then the cross-platform stage (clippy for macOS, Windows
+//! and musl; the sandbox tests under Wine), then the built book in headless Chromium.
 
 mod actionlint;
 
