@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 mod common;
 
-use common::{process_is_gone, root};
+use common::root;
 
 fn fixture(name: &str) -> PathBuf {
     root().join("xtask/tests/fixtures").join(name)
@@ -130,7 +130,10 @@ fn hostile_code_fails_only_its_own_checks_and_leaves_no_process() {
             .trim()
             .parse()
             .unwrap();
-        assert!(process_is_gone(pid), "{what} (pid {pid}) is still running");
+        assert!(
+            common::process_is_gone(pid),
+            "{what} (pid {pid}) is still running"
+        );
     }
 }
 
