@@ -132,7 +132,9 @@ impl<'a> Limiter<'a> {
                 limit.on_sample(std::time::Duration::from_micros(latency_us));
             }
             Limiter::Aimd(_, permits) => {
-                let permit = permits[request].take().expect("a finished request had a permit");
+                let permit = permits[request]
+                    .take()
+                    .expect("a finished request had a permit");
                 if latency_us > CLIENT_TIMEOUT_US {
                     permit.dropped();
                 } else {
@@ -177,10 +179,7 @@ pub fn simulate(gate: Gate, seed: u64) -> Vec<Second> {
             let aimd = AimdLimiter::new(config);
             run(&mut Limiter::Aimd(&aimd, Vec::new()), seed)
         }
-        Gate::Gradient(config) => run(
-            &mut Limiter::Gradient(GradientLimit::new(config), 0),
-            seed,
-        ),
+        Gate::Gradient(config) => run(&mut Limiter::Gradient(GradientLimit::new(config), 0), seed),
     }
 }
 
@@ -214,7 +213,10 @@ fn run(limiter: &mut Limiter<'_>, seed: u64) -> Vec<Second> {
                     seconds[second].rejected += 1;
                 }
                 let gap = -(1.0 - rng.random::<f64>()).ln() / OFFERED;
-                events.push(Reverse((now + (gap * MICROS as f64) as u64, Event::Arrival)));
+                events.push(Reverse((
+                    now + (gap * MICROS as f64) as u64,
+                    Event::Arrival,
+                )));
             }
             Event::Done(request) => {
                 busy -= 1;

@@ -14,7 +14,10 @@ fn the_limit_bounds_the_requests_in_flight() {
     let first = limiter.try_acquire();
     let second = limiter.try_acquire();
     assert!(first.is_some() && second.is_some());
-    assert!(limiter.try_acquire().is_none(), "a third request is over the limit");
+    assert!(
+        limiter.try_acquire().is_none(),
+        "a third request is over the limit"
+    );
     drop(first);
     assert_eq!(limiter.in_flight(), 1);
     assert!(limiter.try_acquire().is_some(), "the first place came back");

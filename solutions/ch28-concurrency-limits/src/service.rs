@@ -83,7 +83,9 @@ impl Service {
     pub async fn handle(&self) -> Result<u32, ServiceError> {
         let refusing = self
             .refuse_next
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| left.checked_sub(1))
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+                left.checked_sub(1)
+            })
             .is_ok();
         if refusing {
             return Err(ServiceError::Overloaded);

@@ -14,7 +14,11 @@ fn starts_within_its_bounds() {
             "initial {initial}, floor {floor}, ceiling {ceiling}: the limit should start at \
              {want} (the initial limit brought within [floor, ceiling]); yours starts at {got}"
         );
-        assert_eq!(in_flight(&limiter), 0, "a new limiter has nothing in flight");
+        assert_eq!(
+            in_flight(&limiter),
+            0,
+            "a new limiter has nothing in flight"
+        );
     }
 }
 
@@ -32,7 +36,11 @@ fn admits_exactly_up_to_the_limit() {
         );
         permits.push(permit);
     }
-    assert_eq!(in_flight(&limiter), 5, "5 permits out: in_flight() should be 5");
+    assert_eq!(
+        in_flight(&limiter),
+        5,
+        "5 permits out: in_flight() should be 5"
+    );
     assert!(
         limiter.try_acquire().is_none(),
         "limit 5 with 5 in flight: a 6th request must be refused (None); yours got a place"

@@ -15,7 +15,9 @@ const MS: Duration = Duration::from_millis(1);
 #[tokio::test(start_paused = true)]
 async fn call_sorts_the_outcomes() {
     let limiter = aimd(8, 1, 100, 0.5);
-    let ok = limiter.call(100 * MS, || async { Ok::<_, ServiceError>(7) }).await;
+    let ok = limiter
+        .call(100 * MS, || async { Ok::<_, ServiceError>(7) })
+        .await;
     let failed = limiter
         .call(100 * MS, || async {
             Err::<u32, _>(ServiceError::Failed("404".into()))
@@ -33,7 +35,9 @@ async fn call_sorts_the_outcomes() {
         "a success and a 404 in a window of 8: the limit should still be 8"
     );
     let refused = limiter
-        .call(100 * MS, || async { Err::<u32, _>(ServiceError::Overloaded) })
+        .call(100 * MS, || async {
+            Err::<u32, _>(ServiceError::Overloaded)
+        })
         .await;
     assert_eq!(
         refused,
@@ -143,7 +147,9 @@ async fn a_dropped_future_gives_its_place_back() {
 
 async fn many_successes(limiter: &exercise::AimdLimiter, count: u32) {
     for _ in 0..count {
-        let reply = limiter.call(MS, || async { Ok::<_, ServiceError>(()) }).await;
+        let reply = limiter
+            .call(MS, || async { Ok::<_, ServiceError>(()) })
+            .await;
         assert_eq!(reply, Ok(()), "a quick success should go through");
     }
 }
@@ -151,8 +157,10 @@ async fn many_successes(limiter: &exercise::AimdLimiter, count: u32) {
 #[tokio::test(start_paused = true)]
 async fn released_exactly_once() {
     let limiter = aimd(3, 1, 100, 0.5);
+    // One request stays in flight throughout, while three others end.
+    let held = limiter.try_acquire().expect("limit 3 admits one");
     for settle in 0..3 {
-        let permit = limiter.try_acquire().expect("a place");
+        let permit = limiter.try_acquire().expect("a place beside the held one");
         match settle {
             0 => permit.success(),
             1 => permit.dropped(),
@@ -161,21 +169,23 @@ async fn released_exactly_once() {
     }
     let got = in_flight(&limiter);
     assert_eq!(
-        got, 0,
-        "three permits, settled by success(), dropped() and a plain drop: nothing is in \
-         flight; yours counts {got}"
+        got, 1,
+        "one permit held while three others end by success(), dropped() and a plain drop: \
+         exactly 1 is in flight; yours counts {got} (a place given back twice, or not at all)"
     );
     let now = limit(&limiter);
-    let permits: Vec<_> = std::iter::from_fn(|| limiter.try_acquire())
+    let more: Vec<_> = std::iter::from_fn(|| limiter.try_acquire())
         .take(now as usize + 5)
         .collect();
     assert_eq!(
-        permits.len(),
+        more.len() + 1,
         now as usize,
-        "with nothing in flight, a limit of {now} admits exactly {now} requests; yours admitted \
-         {} (a place given back twice makes room that is not there)",
-        permits.len()
+        "with 1 in flight, a limit of {now} admits exactly {} more; yours admitted {} (a place \
+         given back twice makes room that is not there)",
+        now - 1,
+        more.len()
     );
+    drop(held);
 }
 
 #[tokio::test(start_paused = true)]

@@ -24,6 +24,7 @@ mod ch23;
 mod ch24;
 mod ch25;
 mod ch26;
+mod ch28;
 mod figure;
 mod path;
 #[allow(
@@ -57,6 +58,7 @@ const CHAPTERS: &[fn() -> Vec<Figure>] = &[
     ch24::figures,
     ch25::figures,
     ch26::figures,
+    ch28::figures,
 ];
 
 const USAGE: &str = "\
