@@ -156,9 +156,9 @@ async fn many_successes(limiter: &exercise::AimdLimiter, count: u32) {
 
 #[tokio::test(start_paused = true)]
 async fn released_exactly_once() {
-    let limiter = aimd(3, 1, 100, 0.5);
+    let limiter = aimd(10, 1, 100, 0.5);
     // One request stays in flight throughout, while three others end.
-    let held = limiter.try_acquire().expect("limit 3 admits one");
+    let held = limiter.try_acquire().expect("limit 10 admits one");
     for settle in 0..3 {
         let permit = limiter.try_acquire().expect("a place beside the held one");
         match settle {
