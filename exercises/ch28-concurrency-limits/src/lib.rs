@@ -11,15 +11,18 @@
 //!    [`AimdLimiter::try_acquire`] returns a [`Permit`], or `None` at the limit. A permit is
 //!    the request's place: dropping it gives the place back, exactly once, however the request
 //!    ended (a caller that drops its future included).
-//! 2. Additive increase: [`Permit::success`] counts one success. When the successes counted
-//!    since the last change of the limit reach the limit, the limit grows by 1 (never above
-//!    `ceiling`) and the count starts again from 0. With a limit of 4, the 4th success makes it 5;
-//!    the next increase comes at the 5th success after that.
+//! 2. Additive increase: [`Permit::success`] counts one success, whenever its request
+//!    started. When the successes counted since the last change of the limit reach the limit
+//!    as it is now, the limit grows by 1 (never above `ceiling`) and the count starts again
+//!    from 0. With a limit of 4, the 4th success makes it 5; the next increase comes at the 5th
+//!    success after that.
 //! 3. Multiplicative decrease: [`Permit::dropped`] (the request was refused as overloaded, or
 //!    timed out) multiplies the limit by `backoff`, rounded down, never below `floor`, and
 //!    starts the count of successes again from 0. At most once per window: a request that
-//!    started before the last decrease does not decrease the limit again. A permit dropped
-//!    without either call changes nothing but the count in flight.
+//!    started before the last decrease (an increase does not count) changes nothing when it
+//!    is dropped, neither the limit nor the count of successes. A drop at the floor is a
+//!    decrease too, though the limit cannot fall. A permit dropped without
+//!    either call changes nothing but the count in flight.
 //! 4. [`AimdLimiter::call`] runs one request in a place of its own, bounded by a timeout: no
 //!    place is [`LimitError::Rejected`] (the operation is not called); success counts as a
 //!    success; [`ServiceError::Overloaded`] and a timeout ([`LimitError::TimedOut`]) as drops;

@@ -217,3 +217,89 @@ fn a_permit_dropped_unsettled_changes_only_the_count() {
          limit 5; yours is {got}"
     );
 }
+
+#[test]
+fn successes_count_whenever_their_request_started() {
+    let limiter = aimd(8, 1, 100, 0.5);
+    let old: Vec<_> = (0..4)
+        .map(|_| limiter.try_acquire().expect("limit 8 admits 4"))
+        .collect();
+    one(&limiter, Settle::Dropped);
+    let after_drop = limit(&limiter);
+    assert_eq!(
+        after_drop, 4,
+        "limit 8, one drop, backoff 0.5: the limit should be 4"
+    );
+    for permit in old {
+        permit.success();
+    }
+    let got = limit(&limiter);
+    assert_eq!(
+        got, 5,
+        "limit 8: 4 requests start, then another one times out (limit 4). The 4 older requests \
+         then succeed: every success counts towards the window, whenever its request started, \
+         and the window is the limit as it is now, 4; so the 4th makes it 5. Yours is {got} \
+         (only drops of older requests are ignored, not their successes)"
+    );
+}
+
+#[test]
+fn an_old_drop_changes_nothing() {
+    let limiter = aimd(8, 1, 100, 0.5);
+    let old = limiter.try_acquire().expect("limit 8 admits 1");
+    one(&limiter, Settle::Dropped);
+    many(&limiter, Settle::Success, 3);
+    old.dropped();
+    let got = limit(&limiter);
+    assert_eq!(
+        got, 4,
+        "limit 8: request A starts, another times out (limit 4), 3 succeed, then A times out. \
+         A started before the decrease: it must not decrease the limit again, so it stays 4; \
+         yours is {got} (pitfall: a decrease on every drop of a burst)"
+    );
+    one(&limiter, Settle::Success);
+    let got = limit(&limiter);
+    assert_eq!(
+        got, 5,
+        "after that, one more success is the 4th of the window at a limit of 4: the limit \
+         should be 5; yours is {got}. A drop from a request older than the last decrease \
+         changes nothing: not the limit, and not the count of successes either"
+    );
+}
+
+#[test]
+fn a_request_started_before_an_increase_still_decreases() {
+    let limiter = aimd(4, 1, 100, 0.5);
+    let old = limiter.try_acquire().expect("limit 4 admits 1");
+    many(&limiter, Settle::Success, 4);
+    let grown = limit(&limiter);
+    assert_eq!(grown, 5, "limit 4, 4 successes: the limit should be 5");
+    old.dropped();
+    let got = limit(&limiter);
+    assert_eq!(
+        got, 2,
+        "limit 4: request A starts, 4 others succeed (limit 5), then A times out. No decrease \
+         happened since A started, so its drop is news: floor(5 × 0.5) = 2. Yours is {got}: \
+         only a decrease makes older requests' drops stale, not an increase"
+    );
+}
+
+#[test]
+fn a_drop_at_the_floor_is_still_the_windows_decrease() {
+    let limiter = aimd(2, 2, 100, 0.5);
+    let first = limiter.try_acquire().expect("limit 2 admits 2");
+    let second = limiter.try_acquire().expect("limit 2 admits 2");
+    first.dropped();
+    one(&limiter, Settle::Success);
+    second.dropped();
+    one(&limiter, Settle::Success);
+    let got = limit(&limiter);
+    assert_eq!(
+        got, 3,
+        "floor 2, limit 2: requests A and B start, A times out (the limit cannot fall below 2, \
+         but that drop is the window's decrease all the same), one request succeeds, B times out \
+         (it started before that decrease: it changes nothing), another succeeds. That is the \
+         2nd success of the window at a limit of 2, so the limit should be 3; yours is {got} (a \
+         drop at the floor still starts a new window, for successes and for older drops)"
+    );
+}

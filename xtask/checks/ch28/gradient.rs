@@ -39,12 +39,25 @@ fn follows_the_formula_between_the_clamps() {
     let got = sample(&mut limit, 16.0);
     // 1.2 × 10 / 16 = 0.75; target = 41 × 0.75 + 2 = 32.75; limit = 0.5 × 41 + 0.5 × 32.75.
     let want = 36.875;
+    // What the plausible wrong readings give, to name the one the learner made.
+    let advice = if same(got, 42.0) {
+        "your gradient stayed at 1 although the sample is slower than the tolerance allows: a \
+         gradient of rtt / min_rtt is upside down"
+    } else if same(got, 40.375) {
+        "your first sample grew the limit by more than the headroom: the tolerance goes inside \
+         the clamp, so the gradient never exceeds 1"
+    } else if got < want {
+        "your limit shrank too much: the tolerance multiplies min_rtt / rtt (it lets slowness \
+         through), it does not divide it"
+    } else {
+        "work the formula through with these numbers, term by term"
+    };
     assert!(
         same(got, want),
-        "limit 41 after a first sample of 10 ms, tolerance 1.2, smoothing 0.5, headroom 2, \
-         then a sample of 16 ms: gradient = 1.2 × 10 / 16 = 0.75, target = 41 × 0.75 + 2 = \
-         32.75, limit = 0.5 × 41 + 0.5 × 32.75 = {want}; yours gave {got} (a gradient of \
-         rtt / min_rtt is upside down)"
+        "limit 40, tolerance 1.2, smoothing 0.5, headroom 2, a first sample of 10 ms (gradient \
+         1, limit 41), then a sample of 16 ms: gradient = 1.2 × 10 / 16 = 0.75, target = 41 × \
+         0.75 + 2 = 32.75, limit = 0.5 × 41 + 0.5 × 32.75 = {want}; yours gave {got} \
+         ({advice})"
     );
 }
 
@@ -161,5 +174,49 @@ fn a_zero_sample_is_ignored() {
         "after the ignored zero, a sample of 10 ms should grow the limit by 1, to {}; yours \
          gave {after}",
         before + 1.0
+    );
+}
+
+#[test]
+fn the_clamp_applies_to_the_smoothed_limit() {
+    let mut limit = gradient(GradientConfig {
+        ceiling: 21.5,
+        ..config(20.0, 1.0, 0.25, 4.0)
+    });
+    let first = sample(&mut limit, 10.0);
+    let second = sample(&mut limit, 10.0);
+    assert!(
+        same(first, 21.0) && same(second, 21.5),
+        "limit 20, ceiling 21.5, tolerance 1, smoothing 0.25, headroom 4, two samples of 10 ms: \
+         the target is 24 (not clamped: the formula clamps the new limit, not the target), the \
+         limit 0.75 × 20 + 0.25 × 24 = 21, then 22 clamped to 21.5; yours gave {first} and \
+         {second}"
+    );
+}
+
+#[test]
+fn sub_millisecond_rtts_keep_their_precision() {
+    let mut limit = gradient(config(40.0, 1.2, 0.5, 2.0));
+    let rtt = |micros: u64| Duration::from_micros(micros);
+    catch(|| limit.on_sample(rtt(100)))
+        .unwrap_or_else(|message| panic!("on_sample(100µs) panicked: {message}"));
+    let got = catch(|| limit.on_sample(rtt(160)))
+        .unwrap_or_else(|message| panic!("on_sample(160µs) panicked: {message}"));
+    let want = 36.875;
+    let mut coarse = gradient(config(40.0, 1.2, 0.5, 2.0));
+    sample(&mut coarse, 10.0);
+    let at_ms = sample(&mut coarse, 16.0);
+    let advice = if same(at_ms, want) {
+        "at 10 ms and 16 ms yours gives the right limit, so it loses the precision: compare \
+         the RTTs to the nanosecond (`as_secs_f64`), not in whole milliseconds"
+    } else {
+        "yours is wrong at 10 ms and 16 ms too: the formula itself needs fixing first (see \
+         the check of the formula between the clamps)"
+    };
+    assert!(
+        same(got, want),
+        "limit 40, tolerance 1.2, smoothing 0.5, headroom 2, samples of 100 µs then 160 µs: \
+         the same ratios as 10 ms and 16 ms, so gradient 0.75 and a limit of {want}; yours gave \
+         {got} ({advice})"
     );
 }

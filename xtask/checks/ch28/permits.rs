@@ -29,10 +29,16 @@ async fn call_sorts_the_outcomes() {
         Err(LimitError::Service(ServiceError::Failed("404".into()))),
         "another error returns the service's own error"
     );
+    let after = (limit(&limiter), in_flight(&limiter));
     assert_eq!(
-        limit(&limiter),
-        8,
-        "a success and a 404 in a window of 8: the limit should still be 8"
+        after,
+        (8, 0),
+        "a success and a 404 in a window of 8: the limit should still be 8, and both calls \
+         should have given their place back; yours has a limit of {} with {} in flight (a place \
+         must come back however the call ended, an error included: let the permit's Drop give \
+         it back)",
+        after.0,
+        after.1
     );
     let refused = limiter
         .call(100 * MS, || async {
