@@ -7,7 +7,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 /// A binary crate the workbook installs on demand, at one version.
 pub struct Tool {

@@ -10,7 +10,7 @@ use std::time::SystemTime;
 
 use crate::class::html::BookLinks;
 use crate::class::model::ClassReport;
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 /// The variable that names a hosted book when `--book-url` does not.
 pub const BOOK_URL_VARIABLE: &str = "WORKBOOK_BOOK_URL";

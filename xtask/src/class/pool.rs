@@ -30,7 +30,7 @@ use crate::class::stamp;
 use crate::commands::grade::{GRADE_SCHEMA, SkippedPolicy};
 use crate::sandbox::{self, Ending, Limits};
 use crate::util::FolderLock;
-use crate::workbook::{Chapter, Workbook};
+use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// The most a student's graded files may weigh; a larger copy is not graded.
 const COPY_LIMIT_BYTES: u64 = 256 * 1024 * 1024;
@@ -182,7 +182,7 @@ impl Slot {
             self.dir.display()
         );
         // What the workbook's own target folder has built need not be compiled again here.
-        crate::target_seed::seed(workbook, &settings.chapters, &self.target())?;
+        crate::build::target_seed::seed(workbook, &settings.chapters, &self.target())?;
         let finished = sandbox::run(
             grade_command(workbook, settings, &workbook.root, &self.target()),
             Limits {

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::class::stamp::{GRADER_VERSION, GraderStamp};
-use crate::class::status::ChapterStatus;
+use crate::report::chapter_status::ChapterStatus;
 use crate::commands::grade::GRADE_SCHEMA;
 
 /// A student who could not be graded (the grading hung, crashed or printed no report).

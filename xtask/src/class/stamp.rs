@@ -9,7 +9,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::class::fingerprint;
-use crate::workbook::{Chapter, Workbook};
+use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// This grader's version: the xtask crate's.
 pub const GRADER_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -17,12 +17,12 @@ use clap::Args;
 use serde_json::Value;
 
 use crate::commands::watch;
-use crate::grading::{Grader, Target};
-use crate::manifest_toml;
-use crate::mutants;
+use crate::grade::grader::{Grader, Target};
+use crate::build::manifest_toml;
+use crate::curriculum::mutants;
 use crate::sandbox;
 use crate::util::write_if_changed;
-use crate::workbook::{Chapter, Workbook};
+use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// Measure the grader against the floor: warm check, check after a one-line edit, watch, cold start.
 #[derive(Debug, Args)]

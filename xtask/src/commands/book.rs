@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use crate::tools::Tool;
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 /// The mdBook release the book is written for, with what `mdbook build` needs (search) and
 /// nothing more: the server and the file watcher would double its first install. Unoptimised:

@@ -7,13 +7,13 @@ use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
 use crate::commands::reset;
-use crate::grading::{self, Grader, Report, Target};
-use crate::harness::BuildOptions;
+use crate::grade::grader::{self, Grader, Report, Target};
+use crate::build::harness::BuildOptions;
 use crate::progress::Progress;
-use crate::report::{self, Layout};
-use crate::shipped::{Departure, Shipped};
+use crate::report::text::{self, Layout};
+use crate::curriculum::shipped::{Departure, Shipped};
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Workbook};
+use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// Which crate to grade and with which checks.
 #[derive(Debug, Clone, Default, Args)]
@@ -123,10 +123,10 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             } else {
                 Layout::Brief
             };
-            print!("{}", report::render(&report, style, layout));
+            print!("{}", text::render(&report, style, layout));
             print!("{}", next_steps(&grader, chapter, &target, &report, style));
         }
-        Format::Json => println!("{}", report::render_json(&report)),
+        Format::Json => println!("{}", text::render_json(&report)),
     }
     crate::timings::phase("progress saved, report printed");
     Ok(if report.passed {
@@ -154,7 +154,7 @@ pub fn departures(grader: &Grader, chapter: &Chapter, style: Style) -> String {
         "{}\n",
         style.yellow(&format!(
             "{} is not as shipped:",
-            grading::display_path(workbook, &dir)
+            grader::display_path(workbook, &dir)
         ))
     );
     for (file, departure) in departures {
@@ -207,7 +207,7 @@ fn next_steps(
             text.push_str(&format!(
                 "Next: {} — read {} and run `cargo xtask check {}`.\n",
                 next,
-                grading::display_path(workbook, &workbook.page(next)),
+                grader::display_path(workbook, &workbook.page(next)),
                 next.id
             ));
         }
@@ -218,8 +218,8 @@ fn next_steps(
     text.push_str(&format!(
         "Read {} (`cargo xtask book --open`), edit {}, and run `cargo xtask check {}` again \
          (or `cargo xtask watch {}` to re-check on every save). Stuck? `cargo xtask hint {}`.\n",
-        grading::display_path(workbook, &workbook.page(chapter)),
-        grading::display_path(
+        grader::display_path(workbook, &workbook.page(chapter)),
+        grader::display_path(
             workbook,
             &workbook
                 .exercise_dir(chapter)

@@ -10,7 +10,7 @@ use anyhow::Result;
 use clap::Args;
 
 use crate::commands::verify;
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 /// Run every test of the project: cargo test, then verify (chapters, mutants, figures, book).
 #[derive(Debug, Args)]

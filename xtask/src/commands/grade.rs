@@ -8,14 +8,14 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use crate::class::grade_text;
+use crate::report::grade_text;
 use crate::class::stamp::GraderStamp;
-use crate::class::status::{ChapterStatus, round_points};
-use crate::formats::{self, ChapterGrade};
-use crate::grading::{Grader, Report, Target};
-use crate::shipped::Shipped;
+use crate::report::chapter_status::{ChapterStatus, round_points};
+use crate::report::formats::{self, ChapterGrade};
+use crate::grade::grader::{Grader, Report, Target};
+use crate::curriculum::shipped::Shipped;
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Workbook};
+use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// The version of the grade report's JSON layout.
 pub const GRADE_SCHEMA: &str = "retry-workbook/grade-report/v1";

@@ -24,11 +24,11 @@ use crate::class::progress_bar::{ProgressBar, human};
 use crate::class::reports::{self, Entry, Expected, Outcome};
 use crate::class::roster::{self, Student};
 use crate::class::stamp::GRADER_VERSION;
-use crate::class::status::ChapterStatus;
+use crate::report::chapter_status::ChapterStatus;
 use crate::class::store::{self, Store};
 use crate::class::{book_links, gradebook, html, time};
 use crate::commands::grade::SkippedPolicy;
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
 
 /// Grade a whole class into a gradebook CSV and JSON and HTML class reports, or merge CI runners' reports.
 #[derive(Debug, Args)]

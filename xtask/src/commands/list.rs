@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::progress::{ChapterProgress, Progress, now};
 use crate::term::{self, Style};
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 /// List the chapters with your progress.
 #[derive(Debug, Args)]

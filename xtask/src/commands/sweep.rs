@@ -15,12 +15,12 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::grading::{Grader, Report, Target, display_path};
-use crate::harness::{clear_status, show_status};
-use crate::line_changes::{LineChange, changes_of_line};
-use crate::mutants::{self, CrateCopy};
-use crate::shown_answers;
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::grade::grader::{Grader, Report, Target, display_path};
+use crate::build::harness::{clear_status, show_status};
+use crate::curriculum::line_changes::{LineChange, changes_of_line};
+use crate::curriculum::mutants::{self, CrateCopy};
+use crate::curriculum::shown_answers;
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
 
 /// Grade one-line changes of a chapter's solution and list those every check passes (authors).
 #[derive(Debug, Args)]

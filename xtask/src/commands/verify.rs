@@ -12,16 +12,16 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::grading::{self, CheckResult, Grader, Report, Target};
-use crate::harness;
-use crate::manifest_toml::CrateManifest;
-use crate::mutants;
-use crate::report::explain;
+use crate::grade::grader::{self, CheckResult, Grader, Report, Target};
+use crate::build::harness;
+use crate::build::manifest_toml::CrateManifest;
+use crate::curriculum::mutants;
+use crate::report::text::explain;
 use crate::sandbox::{self, Ending, Limits};
-use crate::shipped::{self, Shipped};
-use crate::shown_answers;
+use crate::curriculum::shipped::{self, Shipped};
+use crate::curriculum::shown_answers;
 use crate::util::{FolderLock, write_if_changed};
-use crate::workbook::{Chapter, Rubric, Workbook, read_text_lf, rust_files};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook, read_text_lf, rust_files};
 
 /// Prove every chapter (authors and CI): exercises fail, solutions pass, mutants are caught.
 #[derive(Debug, Args)]
@@ -237,12 +237,12 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     // A lane's first build would otherwise compile every dependency again in its own folder.
     for lane in 1..jobs {
         let folder = harness::lane_target_dir(&workbook, lane);
-        let copied = crate::target_seed::seed(&workbook, chapters.iter().copied(), &folder)?;
+        let copied = crate::build::target_seed::seed(&workbook, chapters.iter().copied(), &folder)?;
         if copied > 0 {
             println!(
                 "(lane {lane}: {copied} dependency builds copied from {} to {})",
-                grading::display_path(&workbook, &workbook.target_dir()),
-                grading::display_path(&workbook, &folder)
+                grader::display_path(&workbook, &workbook.target_dir()),
+                grader::display_path(&workbook, &folder)
             );
         }
     }
@@ -485,7 +485,7 @@ fn verify_crates(
             chapter.solution_crate_name(),
         ),
     ] {
-        let shown = grading::display_path(workbook, &dir);
+        let shown = grader::display_path(workbook, &dir);
         match CrateManifest::read(&dir).and_then(|m| m.package_name()) {
             Ok(name) => findings.require(
                 name == expected,
@@ -543,13 +543,13 @@ fn verify_page(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric, findings
         page.is_file(),
         format!(
             "{id}: the book page {} exists",
-            grading::display_path(workbook, &page)
+            grader::display_path(workbook, &page)
         ),
     );
     for check in &rubric.checks {
         if let Some(section) = &check.section {
             findings.require(
-                grading::page_has_section(&page, section),
+                grader::page_has_section(&page, section),
                 format!(
                     "{id}: {} points to §{section}, a heading of the page",
                     check.id
@@ -592,7 +592,7 @@ fn verify_no_answer_on_page(
         &shown_answers::rust_sources(&workbook.exercise_dir(chapter))?,
         &shown_answers::rust_sources(&solution_dir)?,
         &rubric.given,
-        &grading::display_path(workbook, &solution_dir),
+        &grader::display_path(workbook, &solution_dir),
     );
     // The page and its sub-pages (`book/src/<stem>/*.md`).
     let mut pages = vec![workbook.page(chapter)];
@@ -606,7 +606,7 @@ fn verify_no_answer_on_page(
     }
     let mut shown_anywhere = false;
     for page in &pages {
-        let shown_page = grading::display_path(workbook, page);
+        let shown_page = grader::display_path(workbook, page);
         let lines = match shown_answers::expand_includes(page) {
             Ok(lines) => lines,
             Err(error) => {
@@ -641,7 +641,7 @@ fn verify_shipped_record(
 ) -> Result<()> {
     let id = &chapter.id;
     let path = Shipped::path(workbook, chapter);
-    let shown = grading::display_path(workbook, &path);
+    let shown = grader::display_path(workbook, &path);
     let now = Shipped::of_folder(&workbook.exercise_dir(chapter))?;
     let recorded = std::fs::read_to_string(&path).unwrap_or_default();
     let text = now.render(chapter);
@@ -947,7 +947,7 @@ fn lint_solutions(
         "--manifest-path".into(),
         workbook
             .root
-            .join(crate::fast_path::LAUNCHER_MANIFEST)
+            .join(crate::build::fast_path::LAUNCHER_MANIFEST)
             .into(),
     ];
     let mut linted = launcher.clone();
@@ -956,7 +956,7 @@ fn lint_solutions(
     // The hidden checks are code too, though no crate of the workspace holds them.
     let mut check_files = vec![workbook.support_file()];
     for chapter in chapters {
-        check_files.extend(crate::workbook::rust_files(&workbook.checks_dir(chapter))?);
+        check_files.extend(crate::curriculum::workbook::rust_files(&workbook.checks_dir(chapter))?);
     }
     let mut rustfmt = Command::new("rustfmt");
     rustfmt
@@ -1017,7 +1017,7 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
             let stray: Vec<String> = folders
                 .iter()
                 .filter(|dir| dir.exists())
-                .map(|dir| grading::display_path(workbook, dir))
+                .map(|dir| grader::display_path(workbook, dir))
                 .collect();
             findings.require(
                 stray.is_empty(),
@@ -1109,8 +1109,8 @@ fn verify_examples(
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     let limits = Limits {
         wall: Duration::from_secs(30),
-        memory_bytes: grading::TESTS_MEMORY_BYTES,
-        output_bytes: grading::OUTPUT_LIMIT_BYTES,
+        memory_bytes: grader::TESTS_MEMORY_BYTES,
+        output_bytes: grader::OUTPUT_LIMIT_BYTES,
     };
     for (name, _) in &examples {
         let stem = name.trim_start_matches("examples/").trim_end_matches(".rs");
@@ -1129,7 +1129,7 @@ fn verify_examples(
                 finished.elapsed.as_secs_f64()
             ));
         } else {
-            let err = crate::runner::read_head(&stderr, 4_000);
+            let err = crate::grade::runner::read_head(&stderr, 4_000);
             findings.fail(format!(
                 "{id}: {name} fails against the solution ({:?}):\n{}",
                 finished.ending,

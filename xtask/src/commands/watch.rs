@@ -14,13 +14,13 @@ use anyhow::{Result, anyhow};
 use clap::Args;
 
 use crate::commands::{check, hint, list, reset};
-use crate::grading::{Grader, Target};
-use crate::harness::BuildOptions;
+use crate::grade::grader::{Grader, Target};
+use crate::build::harness::BuildOptions;
 use crate::progress::Progress;
-use crate::report;
+use crate::report::text;
 use crate::sandbox::RawTerminal;
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Workbook};
+use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// How often the exercise's files are looked at.
 pub const POLL: Duration = Duration::from_millis(20);
@@ -129,7 +129,7 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str)
     match result {
         Ok(result) => {
             print!("{}", check::departures(&grader, chapter, style));
-            print!("{}", report::render(&result, style, report::Layout::Brief));
+            print!("{}", text::render(&result, style, text::Layout::Brief));
             if let Err(error) = Progress::record(workbook, chapter, &result) {
                 eprintln!("note: progress not saved: {error:#}");
             }

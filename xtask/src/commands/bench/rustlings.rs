@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 
 use super::{Stopwatch, Timed};
 use crate::tools::Tool;
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 const RUSTLINGS: Tool = Tool {
     name: "rustlings",

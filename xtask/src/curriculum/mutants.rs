@@ -7,9 +7,9 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use toml::{Table, Value};
 
-use crate::manifest_toml::CrateManifest;
+use crate::build::manifest_toml::CrateManifest;
 use crate::util::write_if_changed;
-use crate::workbook::{Chapter, Workbook, read_text_lf};
+use crate::curriculum::workbook::{Chapter, Workbook, read_text_lf};
 
 /// One mutant.
 #[derive(Debug, Deserialize)]
@@ -261,7 +261,7 @@ fn keeping_lines(original: &str, edits: &[&Edit]) -> Option<String> {
         located.push((at, edit));
     }
     located.sort_by_key(|(at, _)| *at);
-    let in_code = crate::code_lines::starts_in_code(original);
+    let in_code = crate::curriculum::code_lines::starts_in_code(original);
     let mut aligned = String::with_capacity(original.len());
     let mut lines_added: isize = 0;
     let mut cursor = 0;
@@ -406,7 +406,7 @@ pub fn write_workspace(source: &Path, root: &Path, members: &[(&str, &str)]) -> 
     let packages: Vec<&str> = members.iter().map(|(_, package)| *package).collect();
     // The copies' suites are run only to see whether they pass: no debug info needed.
     let profiles =
-        crate::manifest_toml::without_debug_info(source_profiles(source, &packages)?, &packages);
+        crate::build::manifest_toml::without_debug_info(source_profiles(source, &packages)?, &packages);
     manifest.insert("profile".to_owned(), profiles);
     write_if_changed(
         &root.join("Cargo.toml"),
@@ -421,8 +421,8 @@ pub fn write_workspace(source: &Path, root: &Path, members: &[(&str, &str)]) -> 
 
 /// The profiles of the workspace around `source`, for a build of `packages`.
 fn source_profiles(source: &Path, packages: &[&str]) -> Result<Option<Value>> {
-    let root = crate::manifest_toml::enclosing_workspace(source)?;
-    crate::manifest_toml::workspace_profiles_for(&root, packages)
+    let root = crate::build::manifest_toml::enclosing_workspace(source)?;
+    crate::build::manifest_toml::workspace_profiles_for(&root, packages)
 }
 
 #[cfg(test)]

@@ -5,9 +5,9 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::class::status::ChapterStatus;
-use crate::grading::{CheckKind, Report};
-use crate::report::explain;
+use crate::report::chapter_status::ChapterStatus;
+use crate::grade::grader::{CheckKind, Report};
+use crate::report::text::explain;
 
 /// One graded chapter inside a whole grade.
 #[derive(Debug, Serialize)]
@@ -268,12 +268,12 @@ pub fn base64(bytes: &[u8]) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::grading::{CheckResult, Section};
-    use crate::harness::{CompileError, CompileFailure};
-    use crate::runner::Outcome;
+    use crate::grade::grader::{CheckResult, Section};
+    use crate::build::harness::{CompileError, CompileFailure};
+    use crate::grade::runner::Outcome;
 
-    fn test_chapter() -> crate::workbook::Chapter {
-        crate::workbook::Chapter {
+    fn test_chapter() -> crate::curriculum::workbook::Chapter {
+        crate::curriculum::workbook::Chapter {
             id: "ch01".to_owned(),
             slug: "strong-medicine".to_owned(),
             title: "Retries are strong medicine".to_owned(),
@@ -297,7 +297,7 @@ pub(crate) mod tests {
             }),
             elapsed_ms: 12,
             peak_memory_kib: 3_000,
-            timing: crate::grading::Timing::Own,
+            timing: crate::grade::grader::Timing::Own,
         }
     }
 
@@ -324,7 +324,7 @@ pub(crate) mod tests {
             ),
         ];
         let passing = Report {
-            schema: crate::grading::REPORT_SCHEMA,
+            schema: crate::grade::grader::REPORT_SCHEMA,
             chapter: "ch08".to_owned(),
             title: "Full jitter".to_owned(),
             graded: "the crate in student/exercises/ch08-full-jitter".to_owned(),
@@ -402,7 +402,7 @@ pub(crate) mod tests {
         let style = crate::term::Style { color: false };
         let text: Vec<String> = sample()
             .iter()
-            .map(|c| crate::report::render(&c.report, style, crate::report::Layout::Verbose))
+            .map(|c| crate::report::text::render(&c.report, style, crate::report::text::Layout::Verbose))
             .collect();
         insta::assert_snapshot!(text.join("\n"));
     }

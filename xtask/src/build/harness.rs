@@ -13,14 +13,14 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use toml::{Table, Value};
 
-use crate::freshness;
-use crate::manifest_toml::{self, CrateManifest};
-use crate::merged;
-use crate::rustc_replay;
+use crate::build::freshness;
+use crate::build::manifest_toml::{self, CrateManifest};
+use crate::build::merged;
+use crate::build::rustc_replay;
 use crate::status::{self, Activity, Mode};
 use crate::util::stable_hash;
 use crate::util::write_if_changed;
-use crate::workbook::{Chapter, Rubric, Workbook, rust_files};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook, rust_files};
 
 /// The module that holds the visible tests inside the harness.
 pub const VISIBLE_MODULE: &str = "visible_tests";
@@ -55,7 +55,7 @@ pub struct HarnessOwner {
 
 impl Graded {
     pub fn at(dir: &Path, label: String, kind: &'static str) -> Result<Self> {
-        let dir = crate::workbook::canonical(dir)
+        let dir = crate::curriculum::workbook::canonical(dir)
             .with_context(|| format!("{} does not exist", dir.display()))?;
         let package = CrateManifest::read(&dir)?.package_name()?;
         Ok(Self {
@@ -724,7 +724,7 @@ fn finish_build(
     crate::timings::phase("compiled");
     let listed = match known_tests {
         Some(tests) => tests,
-        None => crate::runner::list_tests(&test_binary)?,
+        None => crate::grade::runner::list_tests(&test_binary)?,
     };
     crate::timings::phase("tests listed");
     if let Some(inputs) = inputs {
@@ -783,7 +783,7 @@ fn build_by_replay(
         // Rustc renders in colour for cargo, which takes it out when asked for none; replayed,
         // the grader does.
         if !options.color {
-            error.rendered = crate::formats::strip_ansi(&error.rendered);
+            error.rendered = crate::report::formats::strip_ansi(&error.rendered);
         }
         errors.push(error);
     }

@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::harness::{self, BuildOptions, CompileFailure, Graded, VISIBLE_MODULE};
-use crate::mutants;
-use crate::runner::{self, Outcome, Planned, Sources};
+use crate::build::harness::{self, BuildOptions, CompileFailure, Graded, VISIBLE_MODULE};
+use crate::curriculum::mutants;
+use crate::grade::runner::{self, Outcome, Planned, Sources};
 use crate::sandbox::Limits;
 use crate::status::{Activity, Mode};
 use crate::util::FolderLock;
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
 
 /// The version of the JSON report's layout; it changes when a field changes meaning.
 pub const REPORT_SCHEMA: &str = "retry-workbook/check-report/v1";
@@ -126,7 +126,7 @@ impl<'a> Grader<'a> {
             visible_tests: self.visible_tests,
         };
         match &rubric.learner_tests {
-            Some(spec) => crate::suites::grade(&request, spec),
+            Some(spec) => crate::grade::suites::grade(&request, spec),
             None => grade_checks(&request),
         }
     }

@@ -8,18 +8,18 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::grading::{
+use crate::grade::grader::{
     CheckKind, CheckResult, OUTPUT_LIMIT_BYTES, Report, Request, TESTS_MEMORY_BYTES, Timing,
     display_path,
 };
-use crate::harness::{self, BuildOutcome, Graded};
-use crate::mutants::{self, CrateCopy, Mutant};
-use crate::runner::{self, Outcome, RunTo};
+use crate::build::harness::{self, BuildOutcome, Graded};
+use crate::curriculum::mutants::{self, CrateCopy, Mutant};
+use crate::grade::runner::{self, Outcome, RunTo};
 use crate::sandbox::{Ending, Limits};
-use crate::shipped::Shipped;
-use crate::suite_rules;
+use crate::curriculum::shipped::Shipped;
+use crate::grade::suite_rules;
 use crate::util::{Shuffler, stable_hash};
-use crate::workbook::{LearnerTests, SUITE_FAST, SUITE_GREEN, kill_check_id};
+use crate::curriculum::workbook::{LearnerTests, SUITE_FAST, SUITE_GREEN, kill_check_id};
 
 /// What one run of the suite showed.
 struct SuiteRun {
@@ -206,7 +206,7 @@ struct Slots {
 impl Slots {
     /// Writes the workspace of copies of `source` (the learner's crate) and its lockfile.
     fn prepare(
-        workbook: &crate::workbook::Workbook,
+        workbook: &crate::curriculum::workbook::Workbook,
         source: &Path,
         base: &Path,
         package: &str,
@@ -270,7 +270,7 @@ fn lower_first(text: &str) -> String {
 
 /// A report row for the rubric check `id`.
 fn row(
-    rubric: &crate::workbook::Rubric,
+    rubric: &crate::curriculum::workbook::Rubric,
     id: &str,
     outcome: Outcome,
     run: &SuiteRun,
@@ -396,7 +396,7 @@ fn kill_outcome(mutant: &Mutant, run: BuildOutcome<SuiteRun>) -> Outcome {
 
 /// One learner's suite and the code it tests.
 struct Suite<'a> {
-    workbook: &'a crate::workbook::Workbook,
+    workbook: &'a crate::curriculum::workbook::Workbook,
     graded: &'a Graded,
     under_test: &'a [(String, String)],
     spec: &'a LearnerTests,
@@ -688,12 +688,12 @@ fn binaries_of(binaries: &[harness::Executable], dir: &Path) -> Result<Vec<harne
     // Compared as the system resolves them: cargo may name a folder through another path
     // (macOS's /var is /private/var).
     let this_copy =
-        crate::workbook::canonical(dir).with_context(|| format!("resolving {}", dir.display()))?;
+        crate::curriculum::workbook::canonical(dir).with_context(|| format!("resolving {}", dir.display()))?;
     Ok(binaries
         .iter()
         .filter(|binary| {
             binary.package_dir.as_deref().is_some_and(|folder| {
-                crate::workbook::canonical(folder).is_ok_and(|f| f == this_copy)
+                crate::curriculum::workbook::canonical(folder).is_ok_and(|f| f == this_copy)
             })
         })
         .cloned()
@@ -706,7 +706,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::harness::CompileFailure;
+    use crate::build::harness::CompileFailure;
 
     /// How many rounds have started building, and the slots whose run has not ended.
     #[derive(Default)]

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use toml::{Table, Value};
 
-use crate::manifest_toml::CrateManifest;
-use crate::shown_answers::{
+use crate::build::manifest_toml::CrateManifest;
+use crate::curriculum::shown_answers::{
     Token, block_comment_end, char_literal_end, is_ident, string_literal, tokens,
 };
 use crate::util::write_if_changed;

@@ -657,7 +657,7 @@ fn suite_checks(spec: &LearnerTests, mutants_dir: &Path) -> Result<Vec<CheckSpec
             None,
         ),
     ];
-    for mutant in crate::mutants::load_all(mutants_dir)? {
+    for mutant in crate::curriculum::mutants::load_all(mutants_dir)? {
         checks.push(check(
             kill_check_id(&mutant.name),
             mutant.points,

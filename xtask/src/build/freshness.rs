@@ -344,7 +344,7 @@ pub fn record(
         let Ok(text) = std::fs::read_to_string(dep_info) else {
             return Ok(());
         };
-        let (files, env) = crate::dep_info::parse(&text);
+        let (files, env) = crate::build::dep_info::parse(&text);
         needed_files.extend(files.into_iter().map(|file| base.join(file)));
         needed_env.extend(env);
     }
