@@ -8,10 +8,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::grade::grader::Report;
 use crate::curriculum::shipped::Shipped;
-use crate::util::stable_hash;
 use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::report::model::Report;
+use crate::util::stable_hash;
 
 /// Progress in every chapter the learner has touched.
 #[derive(Debug, Default, Serialize, Deserialize)]

@@ -17,10 +17,11 @@ use crate::build::freshness;
 use crate::build::manifest_toml::{self, CrateManifest};
 use crate::build::merged;
 use crate::build::rustc_replay;
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook, rust_files};
+use crate::report::model::{CompileError, CompileFailure};
 use crate::status::{self, Activity, Mode};
 use crate::util::stable_hash;
 use crate::util::write_if_changed;
-use crate::curriculum::workbook::{Chapter, Rubric, Workbook, rust_files};
 
 /// The module that holds the visible tests inside the harness.
 pub const VISIBLE_MODULE: &str = "visible_tests";
@@ -101,28 +102,6 @@ pub struct Built {
     pub reused: bool,
     /// True when rustc compiled it without cargo (see `rustc_replay`).
     pub replayed: bool,
-}
-
-/// One compiler error, reduced to what a learner needs.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct CompileError {
-    /// The file, relative to the graded crate when it is the learner's, else to the workspace.
-    pub file: Option<String>,
-    pub line: Option<u64>,
-    pub message: String,
-    /// The compiler's own rendering, with paths shortened.
-    pub rendered: String,
-    /// True when the error is in the graded crate itself, false when it is in the checks (which
-    /// then usually means the crate's public API differs from the chapter's).
-    pub in_graded_crate: bool,
-}
-
-/// Why the harness did not compile.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct CompileFailure {
-    pub errors: Vec<CompileError>,
-    /// Cargo's own complaint when no compiler error explains the failure.
-    pub cargo_output: String,
 }
 
 /// How a harness holds the graded crate.
@@ -588,21 +567,6 @@ impl<T> BuildOutcome<T> {
     }
 }
 
-impl CompileFailure {
-    /// The first error as the compiler rendered it, or cargo's complaint when there is none.
-    pub fn first_message(&self) -> String {
-        self.errors
-            .first()
-            .map_or_else(|| self.cargo_output.clone(), |e| e.rendered.clone())
-    }
-
-    /// `file:line` of the first error, where the learner should start.
-    pub fn first_location(&self) -> Option<String> {
-        let error = self.errors.first()?;
-        Some(format!("{}:{}", error.file.as_ref()?, error.line?))
-    }
-}
-
 /// Compiles the harness at `dir`, or reuses its last build when nothing it was built from has
 /// changed (see `freshness`). `sources` are the folders and files the harness compiles beside the
 /// graded crate: the checks, the support file, the visible tests. A merged harness whose build
@@ -724,7 +688,7 @@ fn finish_build(
     crate::timings::phase("compiled");
     let listed = match known_tests {
         Some(tests) => tests,
-        None => crate::grade::runner::list_tests(&test_binary)?,
+        None => list_tests(&test_binary)?,
     };
     crate::timings::phase("tests listed");
     if let Some(inputs) = inputs {
@@ -783,7 +747,7 @@ fn build_by_replay(
         // Rustc renders in colour for cargo, which takes it out when asked for none; replayed,
         // the grader does.
         if !options.color {
-            error.rendered = crate::report::formats::strip_ansi(&error.rendered);
+            error.rendered = crate::term::strip_ansi(&error.rendered);
         }
         errors.push(error);
     }
@@ -1143,4 +1107,19 @@ pub fn shorten_paths(workbook: &Workbook, graded: &Graded, text: &str) -> String
     };
     text.replace(&graded_prefix, &graded_relative)
         .replace(&root_prefix, "")
+}
+
+/// The names of the tests in a test binary.
+pub fn list_tests(binary: &Path) -> Result<Vec<String>> {
+    let output = Command::new(binary)
+        .args(["--list", "--format", "terse"])
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .with_context(|| format!("listing the tests of {}", binary.display()))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    Ok(text
+        .lines()
+        .filter_map(|line| line.strip_suffix(": test"))
+        .map(str::to_owned)
+        .collect())
 }

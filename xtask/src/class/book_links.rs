@@ -110,7 +110,7 @@ fn built_book(workbook: &Workbook, build: &Path) -> Result<(), String> {
     println!(
         "Building the book for the class report's links (cargo xtask book; once, a few seconds)…"
     );
-    match crate::commands::book::builds(workbook) {
+    match crate::tools::builds(workbook) {
         Ok(true) => Ok(()),
         Ok(false) => Err("mdbook failed".to_owned()),
         Err(error) => Err(format!("{error:#}")),

@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::class::reports::{Entry, Expected, Outcome, SectionView};
-use crate::report::chapter_status::{ChapterStatus, round_points, round_share};
 use crate::class::time;
-use crate::grade::grader;
 use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::grade::grader;
+use crate::report::chapter_status::{ChapterStatus, round_points, round_share};
 
 /// The version of the class report's layout; it changes when a field changes meaning.
 pub const CLASS_SCHEMA: &str = "retry-workbook/class-report/v2";
@@ -257,7 +257,7 @@ pub fn build(
         schema: CLASS_SCHEMA.to_owned(),
         generated_at: time::format_utc(time::now()),
         grader: GraderInfo {
-            version: crate::class::stamp::GRADER_VERSION.to_owned(),
+            version: crate::report::model::GRADER_VERSION.to_owned(),
             build: expected.build.clone(),
             checks: expected.checks.clone(),
         },

@@ -16,13 +16,13 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::Value;
 
-use crate::commands::watch;
-use crate::grade::grader::{Grader, Target};
+use crate::build::crate_copy;
 use crate::build::manifest_toml;
-use crate::curriculum::mutants;
+use crate::commands::watch;
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::grade::grader::{Grader, Target};
 use crate::sandbox;
 use crate::util::write_if_changed;
-use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// Measure the grader against the floor: warm check, check after a one-line edit, watch, cold start.
 #[derive(Debug, Args)]
@@ -70,7 +70,7 @@ struct Figures {
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
     let chapter = workbook.ready_chapter(&args.chapter)?;
-    let copy = mutants::copy_of_solution(&workbook, chapter, "bench")?;
+    let copy = crate_copy::copy_of_solution(&workbook, chapter, "bench")?;
     let floor = floor_crate(&workbook)?;
     let lib = copy.join("src/lib.rs");
     let original = std::fs::read_to_string(&lib).context("reading the copy's lib.rs")?;

@@ -6,19 +6,18 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 
-use crate::report::grade_text;
-use crate::class::stamp::GraderStamp;
-use crate::report::chapter_status::{ChapterStatus, round_points};
-use crate::report::formats::{self, ChapterGrade};
-use crate::grade::grader::{Grader, Report, Target};
 use crate::curriculum::shipped::Shipped;
-use crate::term::{self, Style};
 use crate::curriculum::workbook::{Chapter, Workbook};
-
-/// The version of the grade report's JSON layout.
-pub const GRADE_SCHEMA: &str = "retry-workbook/grade-report/v1";
+use crate::grade::grader::{Grader, Target};
+use crate::report::chapter_status::{ChapterStatus, round_points};
+use crate::report::formats;
+use crate::report::grade_text;
+use crate::report::model::ChapterGrade;
+use crate::report::model::GraderStamp;
+use crate::report::model::Report;
+use crate::report::model::{GRADE_SCHEMA, GradeReport, SkippedPolicy};
+use crate::term::{self, Style};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum GradeFormat {
@@ -53,45 +52,6 @@ pub struct GradeArgs {
     /// What a skipped check (one that could not run here, e.g. without a database) is worth.
     #[arg(long, value_enum, default_value_t)]
     pub skipped: SkippedPolicy,
-}
-
-/// How `grade` scores a check that was skipped.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum SkippedPolicy {
-    /// Its points count in the maximum and are not earned.
-    #[default]
-    NotEarned,
-    /// It is left out: its points count neither as earned nor in the maximum.
-    Excluded,
-    /// Its points are earned as if it had passed (only when you know the code is right).
-    Earned,
-}
-
-impl SkippedPolicy {
-    /// Rescores `report`'s skipped checks under this policy.
-    fn apply(self, report: &mut Report) {
-        for result in report.results.iter_mut().filter(|r| r.outcome.skipped()) {
-            match self {
-                SkippedPolicy::NotEarned => {}
-                SkippedPolicy::Excluded => report.max_score -= result.points,
-                SkippedPolicy::Earned => result.earned = result.points,
-            }
-        }
-        report.total();
-    }
-}
-
-/// The grade of a whole submission.
-#[derive(Debug, Serialize)]
-pub struct GradeReport {
-    pub schema: &'static str,
-    /// Which grader and checks produced the report, and whether the student controlled them.
-    pub grader: GraderStamp,
-    pub chapters: Vec<ChapterGrade>,
-    /// Sum over chapters of weight × earned / max.
-    pub points: f64,
-    pub max_points: f64,
-    pub passed: bool,
 }
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::grade::grader;
-use crate::progress::Progress;
+use crate::curriculum::workbook::display_path;
 use crate::curriculum::workbook::{Rubric, Workbook};
+use crate::progress::Progress;
 
 /// Show the next hint for a chapter (each call reveals one more).
 #[derive(Debug, Args)]
@@ -34,7 +34,7 @@ pub fn run(args: HintArgs) -> Result<ExitCode> {
         println!(
             "{} has no hints. The book page is {}.",
             chapter.id,
-            grader::display_path(&workbook, &workbook.page(chapter))
+            display_path(&workbook, &workbook.page(chapter))
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -56,7 +56,7 @@ pub fn run(args: HintArgs) -> Result<ExitCode> {
         println!(
             "That was the last hint. The book explains every check: {}. \
              As a last resort, `cargo xtask solution {} --force` shows the reference solution.",
-            grader::display_path(&workbook, &workbook.page(chapter)),
+            display_path(&workbook, &workbook.page(chapter)),
             chapter.id
         );
     } else {

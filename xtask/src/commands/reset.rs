@@ -9,8 +9,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::grade::grader::display_path;
 use crate::curriculum::shipped::{self, Shipped};
+use crate::curriculum::workbook::display_path;
 use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// Restore an exercise, or some of its files, to the shipped state (your files are backed up

@@ -12,16 +12,21 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::grade::grader::{self, CheckResult, Grader, Report, Target};
+use crate::grade::grader::{self, Grader, Target};
+
+use crate::build::crate_copy;
 use crate::build::harness;
 use crate::build::manifest_toml::CrateManifest;
 use crate::curriculum::mutants;
-use crate::report::text::explain;
-use crate::sandbox::{self, Ending, Limits};
 use crate::curriculum::shipped::{self, Shipped};
 use crate::curriculum::shown_answers;
-use crate::util::{FolderLock, write_if_changed};
+use crate::curriculum::workbook::display_path;
 use crate::curriculum::workbook::{Chapter, Rubric, Workbook, read_text_lf, rust_files};
+use crate::grade::runner::{OUTPUT_LIMIT_BYTES, TESTS_MEMORY_BYTES};
+use crate::report::model::{CheckResult, Report};
+use crate::report::text::explain;
+use crate::sandbox::{self, Ending, Limits};
+use crate::util::{FolderLock, write_if_changed};
 
 /// Prove every chapter (authors and CI): exercises fail, solutions pass, mutants are caught.
 #[derive(Debug, Args)]
@@ -194,7 +199,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
                     "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
                 );
                 findings.require(
-                    crate::commands::book::builds(workbook)?,
+                    crate::tools::builds(workbook)?,
                     "the book builds (mdbook build book)",
                 );
                 Ok(())
@@ -241,8 +246,8 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
         if copied > 0 {
             println!(
                 "(lane {lane}: {copied} dependency builds copied from {} to {})",
-                grader::display_path(&workbook, &workbook.target_dir()),
-                grader::display_path(&workbook, &folder)
+                display_path(&workbook, &workbook.target_dir()),
+                display_path(&workbook, &folder)
             );
         }
     }
@@ -485,7 +490,7 @@ fn verify_crates(
             chapter.solution_crate_name(),
         ),
     ] {
-        let shown = grader::display_path(workbook, &dir);
+        let shown = display_path(workbook, &dir);
         match CrateManifest::read(&dir).and_then(|m| m.package_name()) {
             Ok(name) => findings.require(
                 name == expected,
@@ -543,7 +548,7 @@ fn verify_page(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric, findings
         page.is_file(),
         format!(
             "{id}: the book page {} exists",
-            grader::display_path(workbook, &page)
+            display_path(workbook, &page)
         ),
     );
     for check in &rubric.checks {
@@ -592,7 +597,7 @@ fn verify_no_answer_on_page(
         &shown_answers::rust_sources(&workbook.exercise_dir(chapter))?,
         &shown_answers::rust_sources(&solution_dir)?,
         &rubric.given,
-        &grader::display_path(workbook, &solution_dir),
+        &display_path(workbook, &solution_dir),
     );
     // The page and its sub-pages (`book/src/<stem>/*.md`).
     let mut pages = vec![workbook.page(chapter)];
@@ -606,7 +611,7 @@ fn verify_no_answer_on_page(
     }
     let mut shown_anywhere = false;
     for page in &pages {
-        let shown_page = grader::display_path(workbook, page);
+        let shown_page = display_path(workbook, page);
         let lines = match shown_answers::expand_includes(page) {
             Ok(lines) => lines,
             Err(error) => {
@@ -641,7 +646,7 @@ fn verify_shipped_record(
 ) -> Result<()> {
     let id = &chapter.id;
     let path = Shipped::path(workbook, chapter);
-    let shown = grader::display_path(workbook, &path);
+    let shown = display_path(workbook, &path);
     let now = Shipped::of_folder(&workbook.exercise_dir(chapter))?;
     let recorded = std::fs::read_to_string(&path).unwrap_or_default();
     let text = now.render(chapter);
@@ -956,7 +961,9 @@ fn lint_solutions(
     // The hidden checks are code too, though no crate of the workspace holds them.
     let mut check_files = vec![workbook.support_file()];
     for chapter in chapters {
-        check_files.extend(crate::curriculum::workbook::rust_files(&workbook.checks_dir(chapter))?);
+        check_files.extend(crate::curriculum::workbook::rust_files(
+            &workbook.checks_dir(chapter),
+        )?);
     }
     let mut rustfmt = Command::new("rustfmt");
     rustfmt
@@ -1017,7 +1024,7 @@ fn verify_layout(workbook: &Workbook, findings: &mut Findings) -> Result<()> {
             let stray: Vec<String> = folders
                 .iter()
                 .filter(|dir| dir.exists())
-                .map(|dir| grader::display_path(workbook, dir))
+                .map(|dir| display_path(workbook, dir))
                 .collect();
             findings.require(
                 stray.is_empty(),
@@ -1076,14 +1083,14 @@ fn verify_examples(
     }
     let dir = workbook.work_dir().join("examples").join(id);
     let _lock = FolderLock::acquire(&dir)?;
-    mutants::write_crate_copy(
+    crate_copy::write_crate_copy(
         &workbook.solution_dir(chapter),
         &dir,
-        &mutants::CrateCopy {
+        &crate_copy::CrateCopy {
             package: &format!("{}_examples", chapter.crate_name()),
             library: Some(&chapter.crate_name()),
             replaced: &examples,
-            ..mutants::CrateCopy::default()
+            ..crate_copy::CrateCopy::default()
         },
     )?;
     let copy = harness::Graded::at(&dir, "the solution".to_owned(), "examples")?;
@@ -1109,8 +1116,8 @@ fn verify_examples(
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     let limits = Limits {
         wall: Duration::from_secs(30),
-        memory_bytes: grader::TESTS_MEMORY_BYTES,
-        output_bytes: grader::OUTPUT_LIMIT_BYTES,
+        memory_bytes: TESTS_MEMORY_BYTES,
+        output_bytes: OUTPUT_LIMIT_BYTES,
     };
     for (name, _) in &examples {
         let stem = name.trim_start_matches("examples/").trim_end_matches(".rs");

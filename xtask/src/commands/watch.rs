@@ -13,14 +13,14 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Result, anyhow};
 use clap::Args;
 
-use crate::commands::{check, hint, list, reset};
-use crate::grade::grader::{Grader, Target};
 use crate::build::harness::BuildOptions;
+use crate::commands::{check, hint, list, reset};
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::grade::grader::{Grader, Target};
 use crate::progress::Progress;
 use crate::report::text;
 use crate::sandbox::RawTerminal;
 use crate::term::{self, Style};
-use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// How often the exercise's files are looked at.
 pub const POLL: Duration = Duration::from_millis(20);

@@ -15,14 +15,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use toml::{Table, Value};
 
-use crate::class::fingerprint::files_under;
-use crate::grade::grader::{Grader, Target};
 use crate::build::harness;
 use crate::build::manifest_toml::CrateManifest;
-use crate::sandbox;
+use crate::class::fingerprint::files_under;
 use crate::curriculum::shown_answers::is_ident;
-use crate::util::write_if_changed;
 use crate::curriculum::workbook::Workbook;
+use crate::grade::grader::{Grader, Target};
+use crate::sandbox;
+use crate::util::write_if_changed;
 
 /// Writes the mirror into `target_dir/lint` and returns its root manifest.
 pub fn write(workbook: &Workbook, target_dir: &Path) -> Result<PathBuf> {

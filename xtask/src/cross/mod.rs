@@ -17,8 +17,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use crate::system::{self, Requirement};
 use crate::curriculum::workbook::Workbook;
+use crate::system::{self, Requirement};
 
 mod lint_workspace;
 
@@ -149,7 +149,9 @@ fn lint_everything(workbook: &Workbook, target_dir: &Path, started: Instant) -> 
     // The launcher is a workspace of its own, with code for Windows alone.
     let launcher_clean = lint(
         "the launcher",
-        &workbook.root.join(crate::build::fast_path::LAUNCHER_MANIFEST),
+        &workbook
+            .root
+            .join(crate::build::fast_path::LAUNCHER_MANIFEST),
     )?;
     Ok(workspace_clean && launcher_clean)
 }

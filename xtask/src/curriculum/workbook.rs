@@ -764,3 +764,11 @@ mod tests {
         assert_eq!(workbook.chapter("22").unwrap().slug, "saga-retries");
     }
 }
+
+/// A path relative to the workspace when it is inside it.
+pub fn display_path(workbook: &Workbook, path: &Path) -> String {
+    path.strip_prefix(&workbook.root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}

@@ -7,27 +7,20 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use serde::Serialize;
 
-use crate::build::harness::{self, BuildOptions, CompileFailure, Graded, VISIBLE_MODULE};
-use crate::curriculum::mutants;
-use crate::grade::runner::{self, Outcome, Planned, Sources};
+use crate::build::harness::{self, BuildOptions, Graded, VISIBLE_MODULE};
+
+use crate::build::crate_copy;
+use crate::curriculum::workbook::display_path;
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::grade::request::{Request, start_report};
+use crate::grade::runner::{self, Planned, Sources};
+use crate::grade::runner::{OUTPUT_LIMIT_BYTES, TESTS_MEMORY_BYTES, VISIBLE_TEST_LIMIT};
+use crate::report::model::Outcome;
+use crate::report::model::{CheckKind, CheckResult, Report, Section, Timing};
 use crate::sandbox::Limits;
 use crate::status::{Activity, Mode};
 use crate::util::FolderLock;
-use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
-
-/// The version of the JSON report's layout; it changes when a field changes meaning.
-pub const REPORT_SCHEMA: &str = "retry-workbook/check-report/v1";
-
-/// Output any one check may write before it is stopped.
-pub const OUTPUT_LIMIT_BYTES: u64 = 8 * 1024 * 1024;
-
-/// Real time each visible test may take when it runs alone (the book's how-to-use page says so).
-pub const VISIBLE_TEST_LIMIT: Duration = Duration::from_secs(10);
-
-/// Address space of a process that runs the learner's own tests (visible tests, a suite).
-pub const TESTS_MEMORY_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// Which crate of a chapter to grade.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,8 +49,8 @@ impl Target {
             .with_visible_tests_of(&exercise)),
             Target::Path(dir) => Graded::at(dir, format!("the crate in {}", dir.display()), "path"),
             Target::Mutant(name) => {
-                let mutant = mutants::find(workbook, chapter, name)?;
-                let dir = mutants::materialize(workbook, chapter, &mutant)?;
+                let mutant = crate_copy::find(workbook, chapter, name)?;
+                let dir = crate_copy::materialize(workbook, chapter, &mutant)?;
                 let solution = Target::Solution.graded_crate(workbook, chapter)?;
                 Ok(
                     Graded::at(&dir, format!("mutant {}", mutant.name), "mutant")?
@@ -132,189 +125,6 @@ impl<'a> Grader<'a> {
     }
 }
 
-/// One grading, as the two planners (hidden checks, learner suites) receive it.
-pub struct Request<'a> {
-    pub workbook: &'a Workbook,
-    pub chapter: &'a Chapter,
-    pub rubric: &'a Rubric,
-    pub graded: &'a Graded,
-    pub build: BuildOptions,
-    pub visible_tests: bool,
-}
-
-/// The result of grading one chapter.
-#[derive(Debug, Serialize)]
-pub struct Report {
-    pub schema: &'static str,
-    pub chapter: String,
-    pub title: String,
-    /// What was graded, in words: "your exercise", "the solution", "mutant equal_jitter".
-    pub graded: String,
-    /// The graded folder, relative to the workspace when it is inside it.
-    pub graded_path: String,
-    /// The workspace whose checks graded it (absolute): which copy of the workbook this is.
-    pub workspace: String,
-    pub compiled: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub compile_failure: Option<CompileFailure>,
-    pub results: Vec<CheckResult>,
-    pub score: u32,
-    pub max_score: u32,
-    /// True when it compiled and no check or visible test failed: each passed, or was skipped.
-    pub passed: bool,
-    /// Checks that could not run here (they earn nothing); each result says how to run it.
-    pub skipped: usize,
-    pub compile_ms: u64,
-    /// True when nothing the checks are built from had changed since the last build, so its
-    /// binary ran without asking cargo.
-    pub build_reused: bool,
-    /// True when only sources had changed, so rustc compiled the checks without cargo, as cargo
-    /// had run it for the last build.
-    pub build_replayed: bool,
-    pub run_ms: u64,
-    /// Where the learner should look first, when something failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_here: Option<String>,
-    /// Every test the compiled check binary holds (for `verify`'s rubric check).
-    #[serde(skip)]
-    pub available_tests: Vec<String>,
-}
-
-/// One row of the report.
-#[derive(Debug, Clone, Serialize)]
-pub struct CheckResult {
-    pub id: String,
-    pub kind: CheckKind,
-    pub title: String,
-    pub points: u32,
-    pub earned: u32,
-    #[serde(flatten)]
-    pub outcome: Outcome,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub section: Option<Section>,
-    pub elapsed_ms: u64,
-    /// Peak resident memory of the process the check ran in, in KiB.
-    pub peak_memory_kib: u64,
-    /// Whether `elapsed_ms` and `peak_memory_kib` are the check's own or shared with others.
-    pub timing: Timing,
-}
-
-/// Whose time and memory a result shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Timing {
-    /// The check ran alone: its own time and its process's peak memory.
-    Own,
-    /// The check passed in a run with others: an equal share of that run's time, and its peak.
-    Shared,
-}
-
-impl Timing {
-    pub fn of(shared: bool) -> Self {
-        if shared { Timing::Shared } else { Timing::Own }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckKind {
-    /// A hidden check of the rubric.
-    Check,
-    /// A test from the graded crate's `tests/` folder.
-    Visible,
-}
-
-/// A book section a check points to.
-#[derive(Debug, Clone, Serialize)]
-pub struct Section {
-    pub number: String,
-    pub title: Option<String>,
-    /// `book/src/<page>.md#<anchor>`.
-    pub link: String,
-}
-
-impl Report {
-    pub fn hidden(&self) -> impl Iterator<Item = &CheckResult> {
-        self.results.iter().filter(|r| r.kind == CheckKind::Check)
-    }
-
-    pub fn visible(&self) -> impl Iterator<Item = &CheckResult> {
-        self.results.iter().filter(|r| r.kind == CheckKind::Visible)
-    }
-
-    /// The result of one check by id.
-    pub fn result(&self, id: &str) -> Option<&CheckResult> {
-        self.results.iter().find(|r| r.id == id)
-    }
-}
-
-impl Report {
-    /// A report with nothing graded yet: not compiled, no results, no points.
-    pub fn empty(
-        chapter: &Chapter,
-        graded: String,
-        graded_path: String,
-        workspace: String,
-        max_score: u32,
-    ) -> Self {
-        Self {
-            schema: REPORT_SCHEMA,
-            chapter: chapter.id.clone(),
-            title: chapter.title.clone(),
-            graded,
-            graded_path,
-            workspace,
-            compiled: false,
-            compile_failure: None,
-            results: Vec::new(),
-            score: 0,
-            max_score,
-            passed: false,
-            skipped: 0,
-            compile_ms: 0,
-            build_reused: false,
-            build_replayed: false,
-            run_ms: 0,
-            start_here: None,
-            available_tests: Vec::new(),
-        }
-    }
-
-    /// Sets the score, the pass and the skip count from the results.
-    pub fn total(&mut self) {
-        self.score = self.results.iter().map(|r| r.earned).sum();
-        self.skipped = self.results.iter().filter(|r| r.outcome.skipped()).count();
-        self.passed = self.compiled && !self.results.iter().any(|r| r.outcome.failed());
-    }
-
-    /// The report of a chapter whose crate is not there at all: nothing compiled, no points.
-    pub fn missing(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric, path: String) -> Self {
-        let mut report = Self::empty(
-            chapter,
-            "a missing crate".to_owned(),
-            path.clone(),
-            workbook.root.display().to_string(),
-            rubric.max_points(),
-        );
-        report.compile_failure = Some(CompileFailure {
-            errors: Vec::new(),
-            cargo_output: format!("{path} does not exist"),
-        });
-        report
-    }
-
-    /// The report of `graded` for `chapter`, before anything has run.
-    pub fn start(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric, graded: &Graded) -> Self {
-        Self::empty(
-            chapter,
-            graded.label.clone(),
-            display_path(workbook, &graded.dir),
-            workbook.root.display().to_string(),
-            rubric.max_points(),
-        )
-    }
-}
-
 /// Grades a chapter's hidden checks (and the visible tests) on the graded crate.
 fn grade_checks(request: &Request) -> Result<Report> {
     let Request {
@@ -335,7 +145,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
     crate::timings::phase("harness prepared");
     let graded = &graded.clone().compiled_from(prepared.copy.clone());
     let harness_dir = prepared.dir.clone();
-    let mut report = Report::start(workbook, chapter, rubric, graded);
+    let mut report = start_report(workbook, chapter, rubric, graded);
     let mut compiled_sources = rubric.dirs();
     compiled_sources.push(workbook.support_file());
     compiled_sources.push(graded.visible_tests.clone());
@@ -526,14 +336,6 @@ fn start_here(
     let source = std::fs::read_to_string(&lib).ok()?;
     let line = source.lines().position(|line| line.contains("todo!("))?;
     Some(format!("{}:{}", display_path(workbook, &lib), line + 1))
-}
-
-/// A path relative to the workspace when it is inside it.
-pub fn display_path(workbook: &Workbook, path: &Path) -> String {
-    path.strip_prefix(&workbook.root)
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
 
 /// The `## N.M Title` headings of a chapter page.

@@ -3,6 +3,7 @@
 //! rubric as a `report::model::Report`.
 
 pub mod grader;
+pub mod request;
 pub mod runner;
 pub mod suite_rules;
 pub mod suites;

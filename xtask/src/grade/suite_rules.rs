@@ -99,7 +99,10 @@ fn shapes(tokens: &[Token]) -> Vec<String> {
     tokens
         .iter()
         .map(|t| {
-            if t.text.chars().all(crate::curriculum::shown_answers::is_ident) {
+            if t.text
+                .chars()
+                .all(crate::curriculum::shown_answers::is_ident)
+            {
                 "w".to_owned()
             } else {
                 t.text.clone()

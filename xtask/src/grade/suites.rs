@@ -8,18 +8,25 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::grade::grader::{
-    CheckKind, CheckResult, OUTPUT_LIMIT_BYTES, Report, Request, TESTS_MEMORY_BYTES, Timing,
-    display_path,
-};
+use crate::report::model::{CheckKind, CheckResult, Report, Timing};
+
+use crate::grade::runner::{OUTPUT_LIMIT_BYTES, TESTS_MEMORY_BYTES};
+
+use crate::grade::request::Request;
+
+use crate::build::crate_copy;
+use crate::build::crate_copy::CrateCopy;
 use crate::build::harness::{self, BuildOutcome, Graded};
-use crate::curriculum::mutants::{self, CrateCopy, Mutant};
-use crate::grade::runner::{self, Outcome, RunTo};
-use crate::sandbox::{Ending, Limits};
+use crate::curriculum::mutants::{self, Mutant};
 use crate::curriculum::shipped::Shipped;
-use crate::grade::suite_rules;
-use crate::util::{Shuffler, stable_hash};
+use crate::curriculum::workbook::display_path;
 use crate::curriculum::workbook::{LearnerTests, SUITE_FAST, SUITE_GREEN, kill_check_id};
+use crate::grade::request::start_report;
+use crate::grade::runner::{self, RunTo};
+use crate::grade::suite_rules;
+use crate::report::model::Outcome;
+use crate::sandbox::{Ending, Limits};
+use crate::util::{Shuffler, stable_hash};
 
 /// What one run of the suite showed.
 struct SuiteRun {
@@ -47,7 +54,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         build,
         ..
     } = *request;
-    let mut report = Report::start(workbook, chapter, rubric, graded);
+    let mut report = start_report(workbook, chapter, rubric, graded);
     // The code under test always comes from the shipped exercise, as its record says, even when
     // the learner changed it: the suite meets the real code.
     let shipped = Shipped::load(workbook, chapter)?;
@@ -221,7 +228,7 @@ impl Slots {
             .zip(&packages)
             .map(|(slot, package)| (*slot, package.as_str()))
             .collect();
-        mutants::write_workspace(source, &root, &members)?;
+        crate_copy::write_workspace(source, &root, &members)?;
         harness::sync_lockfile(&workbook.root, &root)?;
         let members = SLOTS
             .iter()
@@ -480,7 +487,7 @@ impl Suite<'_> {
     /// The learner's Rust files as the copies hold them: those the learner wrote or changed
     /// (the code under test and the given files as shipped left out).
     fn own_files(&self, shipped: &Shipped) -> Result<Vec<(String, String)>> {
-        Ok(mutants::crate_files(&self.graded.dir)?
+        Ok(crate_copy::crate_files(&self.graded.dir)?
             .into_iter()
             .filter(|(file, _)| {
                 file.ends_with(".rs")
@@ -498,7 +505,7 @@ impl Suite<'_> {
         mutant: Option<&Mutant>,
         workspace_member: bool,
     ) -> Result<()> {
-        mutants::write_crate_copy(
+        crate_copy::write_crate_copy(
             &self.graded.dir,
             dir,
             &CrateCopy {
@@ -687,8 +694,8 @@ impl<R> Pending<'_, R> {
 fn binaries_of(binaries: &[harness::Executable], dir: &Path) -> Result<Vec<harness::Executable>> {
     // Compared as the system resolves them: cargo may name a folder through another path
     // (macOS's /var is /private/var).
-    let this_copy =
-        crate::curriculum::workbook::canonical(dir).with_context(|| format!("resolving {}", dir.display()))?;
+    let this_copy = crate::curriculum::workbook::canonical(dir)
+        .with_context(|| format!("resolving {}", dir.display()))?;
     Ok(binaries
         .iter()
         .filter(|binary| {
@@ -706,7 +713,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::build::harness::CompileFailure;
+    use crate::report::model::CompileFailure;
 
     /// How many rounds have started building, and the slots whose run has not ended.
     #[derive(Default)]

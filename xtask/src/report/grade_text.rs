@@ -6,9 +6,9 @@
 use std::fmt::Write;
 
 use crate::report::chapter_status::ChapterStatus;
-use crate::report::formats::ChapterGrade;
-use crate::grade::grader::{CheckResult, Report};
-use crate::grade::runner::Outcome;
+use crate::report::model::ChapterGrade;
+use crate::report::model::Outcome;
+use crate::report::model::{CheckResult, Report};
 use crate::term::Style;
 
 /// The grade of the copy at `copy`: a summary table, then the details of each chapter begun.

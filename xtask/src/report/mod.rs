@@ -5,4 +5,5 @@
 pub mod chapter_status;
 pub mod formats;
 pub mod grade_text;
+pub mod model;
 pub mod text;
