@@ -81,33 +81,6 @@ pub fn is_closed_pipe(error: &std::io::Error) -> bool {
     error.kind() == std::io::ErrorKind::BrokenPipe
 }
 
-#[cfg(test)]
-mod tests {
-    use super::is_closed_stdout;
-
-    #[test]
-    fn a_closed_stdout_is_known_by_its_error_code() {
-        // The system's own broken-pipe error, as `print!` reports it (32 on Unix, 232 on Windows).
-        let broken = (1..300)
-            .map(std::io::Error::from_raw_os_error)
-            .find(|error| error.kind() == std::io::ErrorKind::BrokenPipe)
-            .expect("the system has a broken-pipe error");
-        assert!(is_closed_stdout(&format!(
-            "failed printing to stdout: {broken}"
-        )));
-        assert!(!is_closed_stdout(&format!(
-            "failed printing to stderr: {broken}"
-        )));
-        let other = std::io::Error::from_raw_os_error(2);
-        assert!(!is_closed_stdout(&format!(
-            "failed printing to stdout: {other}"
-        )));
-        assert!(!is_closed_stdout(
-            "failed printing to stdout: formatter error"
-        ));
-    }
-}
-
 /// Removes terminal escape sequences: CSI (`ESC [ … final byte`, colours among them) and OSC
 /// (`ESC ] … BEL` or `ESC ] … ESC \\`, hyperlinks among them).
 pub fn strip_ansi(text: &str) -> String {
@@ -137,4 +110,31 @@ pub fn strip_ansi(text: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_closed_stdout;
+
+    #[test]
+    fn a_closed_stdout_is_known_by_its_error_code() {
+        // The system's own broken-pipe error, as `print!` reports it (32 on Unix, 232 on Windows).
+        let broken = (1..300)
+            .map(std::io::Error::from_raw_os_error)
+            .find(|error| error.kind() == std::io::ErrorKind::BrokenPipe)
+            .expect("the system has a broken-pipe error");
+        assert!(is_closed_stdout(&format!(
+            "failed printing to stdout: {broken}"
+        )));
+        assert!(!is_closed_stdout(&format!(
+            "failed printing to stderr: {broken}"
+        )));
+        let other = std::io::Error::from_raw_os_error(2);
+        assert!(!is_closed_stdout(&format!(
+            "failed printing to stdout: {other}"
+        )));
+        assert!(!is_closed_stdout(
+            "failed printing to stdout: formatter error"
+        ));
+    }
 }

@@ -668,6 +668,14 @@ fn suite_checks(spec: &LearnerTests, mutants_dir: &Path) -> Result<Vec<CheckSpec
     Ok(checks)
 }
 
+/// A path relative to the workspace when it is inside it.
+pub fn display_path(workbook: &Workbook, path: &Path) -> String {
+    path.strip_prefix(&workbook.root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -763,12 +771,4 @@ mod tests {
         assert!(workbook.ready_chapters().count() >= 20);
         assert_eq!(workbook.chapter("22").unwrap().slug, "saga-retries");
     }
-}
-
-/// A path relative to the workspace when it is inside it.
-pub fn display_path(workbook: &Workbook, path: &Path) -> String {
-    path.strip_prefix(&workbook.root)
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }

@@ -585,6 +585,15 @@ pub fn first_panic(stderr: &str) -> Option<Panic> {
     Some(Panic { location, message })
 }
 
+/// Output any one check may write before it is stopped.
+pub const OUTPUT_LIMIT_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Real time each visible test may take when it runs alone (the book's how-to-use page says so).
+pub const VISIBLE_TEST_LIMIT: Duration = Duration::from_secs(10);
+
+/// Address space of a process that runs the learner's own tests (visible tests, a suite).
+pub const TESTS_MEMORY_BYTES: u64 = 1024 * 1024 * 1024;
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -674,12 +683,3 @@ mod tests {
         assert_eq!(first_panic("running 1 test\n"), None);
     }
 }
-
-/// Output any one check may write before it is stopped.
-pub const OUTPUT_LIMIT_BYTES: u64 = 8 * 1024 * 1024;
-
-/// Real time each visible test may take when it runs alone (the book's how-to-use page says so).
-pub const VISIBLE_TEST_LIMIT: Duration = Duration::from_secs(10);
-
-/// Address space of a process that runs the learner's own tests (visible tests, a suite).
-pub const TESTS_MEMORY_BYTES: u64 = 1024 * 1024 * 1024;
