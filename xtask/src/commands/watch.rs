@@ -75,10 +75,7 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
         match next_key(keys.as_ref()) {
             Some(Key::Quit) => return Ok(ExitCode::SUCCESS),
             Some(Key::Hint) => {
-                hint::run(hint::HintArgs {
-                    chapter: Some(chapter.id.clone()),
-                    again: false,
-                })?;
+                hint::reveal(&workbook, Some(&chapter.id), false)?;
             }
             Some(Key::List) => print!(
                 "{}",
