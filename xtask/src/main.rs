@@ -2,7 +2,8 @@
 //!
 //! Learners use `check`, `watch`, `hint`, `list`, `reset`, `solution` and `book`; instructors use
 //! `grade` and `grade-class`; authors use `verify`, `sweep`, `figures`, `new` and `bench`. Each
-//! command is one module of `commands/`.
+//! command is one module of `commands/`. How the modules fit together, stage by stage, is
+//! `xtask/ARCHITECTURE.md`.
 
 mod build;
 mod class;
