@@ -33,11 +33,19 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
         });
     }
     match crate::system::postgres_url()? {
-        Some(url) => {
-            println!("== PostgreSQL for chapter 18's PostgreSQL track: {url}");
-            // SAFETY: still single-threaded here; every process started later inherits it.
-            unsafe { std::env::set_var(crate::system::POSTGRES_URL_VAR, url) };
+        Some(url) if std::env::var_os(crate::system::POSTGRES_URL_VAR).is_none() => {
+            // A running process cannot safely change its own environment: ci starts again with
+            // the variable set, so every process it starts inherits it.
+            let status = Command::new(std::env::current_exe()?)
+                .args(std::env::args_os().skip(1))
+                .env(crate::system::POSTGRES_URL_VAR, url)
+                .status()?;
+            return Ok(status
+                .code()
+                .and_then(|code| u8::try_from(code).ok())
+                .map_or(ExitCode::FAILURE, ExitCode::from));
         }
+        Some(url) => println!("== PostgreSQL for chapter 18's PostgreSQL track: {url}"),
         None => println!(
             "== no PostgreSQL: chapter 18's PostgreSQL track will say it was skipped (set {})",
             crate::system::POSTGRES_URL_VAR
