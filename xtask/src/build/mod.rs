@@ -2,6 +2,8 @@
 //! freshness stamp that skips cargo when nothing changed, the rustc replay when only sources did,
 //! the seeded target folders, stand-alone manifests, and the launcher's fast start.
 
+pub mod compile;
+pub mod compiler_messages;
 pub mod crate_copy;
 #[path = "../../launcher/src/dep_info.rs"]
 pub mod dep_info;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
-use crate::build::harness::BuildOptions;
+use crate::build::compile::BuildOptions;
 use crate::commands::reset;
 use crate::curriculum::shipped::{Departure, Shipped};
 use crate::curriculum::workbook::display_path;

@@ -69,44 +69,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     )?;
     let mut grades = Vec::new();
     for chapter in chapters {
-        let exercise = match &args.workspace {
-            Some(dir) => dir.join("exercises").join(chapter.stem()),
-            None => workbook.exercise_dir(chapter),
-        };
-        let exercise_found = exercise.is_dir();
-        let (mut report, tampered, as_shipped) = if exercise_found {
-            let shipped = Shipped::load(&workbook, chapter)?;
-            let tampered = tampered_files(&grader, chapter, &shipped, &exercise)?;
-            let as_shipped = untouched(&shipped, &exercise);
-            let report = grader.grade(chapter, &Target::Path(exercise))?;
-            (report, tampered, as_shipped)
-        } else {
-            let rubric = grader.rubric(chapter)?;
-            let missing =
-                Report::missing(&workbook, chapter, &rubric, exercise.display().to_string());
-            (missing, Vec::new(), false)
-        };
-        args.skipped.apply(&mut report);
-        let fraction = if report.max_score == 0 {
-            0.0
-        } else {
-            f64::from(report.score) / f64::from(report.max_score)
-        };
-        let status = ChapterStatus::of(
-            !exercise_found,
-            as_shipped,
-            report.compiled,
-            report.hidden().any(|r| r.outcome.failed()),
-            report.score,
-            report.max_score,
-        );
-        grades.push(ChapterGrade {
-            weight: chapter.weight,
-            points: f64::from(chapter.weight) * fraction,
-            tampered,
-            status,
-            report,
-        });
+        grades.push(grade_chapter(&grader, chapter, &args)?);
     }
     let points = grades.iter().map(|g| g.points).sum();
     for grade in &mut grades {
@@ -120,12 +83,66 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         passed: grades.iter().all(|g| g.report.passed),
         chapters: grades,
     };
-    match args.format {
+    let copy = args.workspace.as_deref().unwrap_or(&workbook.root);
+    print_grade(&grade, args.format, copy)?;
+    Ok(if grade.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Grades one chapter of the submission: its report under the skipped policy, its weighted
+/// points, the shipped files it changed, and its status.
+fn grade_chapter(grader: &Grader, chapter: &Chapter, args: &GradeArgs) -> Result<ChapterGrade> {
+    let workbook = grader.workbook;
+    let exercise = match &args.workspace {
+        Some(dir) => dir.join("exercises").join(chapter.stem()),
+        None => workbook.exercise_dir(chapter),
+    };
+    let exercise_found = exercise.is_dir();
+    let (mut report, tampered, as_shipped) = if exercise_found {
+        let shipped = Shipped::load(workbook, chapter)?;
+        let tampered = tampered_files(grader, chapter, &shipped, &exercise)?;
+        let as_shipped = untouched(&shipped, &exercise);
+        let report = grader.grade(chapter, &Target::Path(exercise))?;
+        (report, tampered, as_shipped)
+    } else {
+        let rubric = grader.rubric(chapter)?;
+        let missing = Report::missing(workbook, chapter, &rubric, exercise.display().to_string());
+        (missing, Vec::new(), false)
+    };
+    args.skipped.apply(&mut report);
+    let fraction = if report.max_score == 0 {
+        0.0
+    } else {
+        f64::from(report.score) / f64::from(report.max_score)
+    };
+    let status = ChapterStatus::of(
+        !exercise_found,
+        as_shipped,
+        report.compiled,
+        report.hidden().any(|r| r.outcome.failed()),
+        report.score,
+        report.max_score,
+    );
+    Ok(ChapterGrade {
+        weight: chapter.weight,
+        points: f64::from(chapter.weight) * fraction,
+        tampered,
+        status,
+        report,
+    })
+}
+
+/// Prints the grade of the copy at `copy` in `format`; Classroom's result also goes to
+/// `$GITHUB_OUTPUT` when that is set.
+fn print_grade(grade: &GradeReport, format: GradeFormat, copy: &Path) -> Result<()> {
+    match format {
         GradeFormat::Text => {
             let style = Style {
                 color: term::color_enabled(),
             };
-            let copy = args.workspace.as_deref().unwrap_or(&workbook.root);
             print!(
                 "{}",
                 grade_text::render(
@@ -137,7 +154,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
                 )
             );
         }
-        GradeFormat::Json => println!("{}", serde_json::to_string_pretty(&grade)?),
+        GradeFormat::Json => println!("{}", serde_json::to_string_pretty(grade)?),
         GradeFormat::Junit => print!("{}", formats::junit(&grade.chapters)),
         GradeFormat::Classroom => {
             let result = serde_json::to_string(&formats::classroom(&grade.chapters))?;
@@ -153,11 +170,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             }
         }
     }
-    Ok(if grade.passed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(())
 }
 
 /// Whether the student has not begun the exercise in `dir`: no shipped file changed, and none

@@ -19,9 +19,9 @@ use crate::grade::grader::{Grader, Target};
 
 use crate::report::model::Report;
 
+use crate::build::compile::{clear_status, show_status};
 use crate::build::crate_copy;
 use crate::build::crate_copy::CrateCopy;
-use crate::build::harness::{clear_status, show_status};
 use crate::curriculum::line_changes::{LineChange, changes_of_line};
 use crate::curriculum::shown_answers;
 use crate::curriculum::workbook::display_path;

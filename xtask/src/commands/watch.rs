@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Result, anyhow};
 use clap::Args;
 
-use crate::build::harness::BuildOptions;
+use crate::build::compile::BuildOptions;
 use crate::commands::{check, hint, list, reset};
 use crate::curriculum::workbook::{Chapter, Workbook};
 use crate::grade::grader::{Grader, Target};

@@ -8,16 +8,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::build::harness::{self, BuildOptions, Graded, VISIBLE_MODULE};
-
+use crate::build::compile;
+use crate::build::compile::{BuildOptions, Built};
+use crate::build::compiler_messages;
 use crate::build::crate_copy;
-use crate::curriculum::workbook::display_path;
-use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::build::harness::{self, Graded, Prepared, VISIBLE_MODULE};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook, display_path};
 use crate::grade::request::{Request, start_report};
-use crate::grade::runner::{self, Planned, Sources};
-use crate::grade::runner::{OUTPUT_LIMIT_BYTES, TESTS_MEMORY_BYTES, VISIBLE_TEST_LIMIT};
-use crate::report::model::Outcome;
-use crate::report::model::{CheckKind, CheckResult, Report, Section, Timing};
+use crate::grade::runner::{
+    self, OUTPUT_LIMIT_BYTES, Planned, Sources, TESTS_MEMORY_BYTES, TestRun, VISIBLE_TEST_LIMIT,
+};
+use crate::report::model::{CheckKind, CheckResult, Outcome, Report, Section, Timing};
 use crate::sandbox::Limits;
 use crate::status::{Activity, Mode};
 use crate::util::FolderLock;
@@ -144,15 +145,14 @@ fn grade_checks(request: &Request) -> Result<Report> {
     )?;
     crate::timings::phase("harness prepared");
     let graded = &graded.clone().compiled_from(prepared.copy.clone());
-    let harness_dir = prepared.dir.clone();
     let mut report = start_report(workbook, chapter, rubric, graded);
     let mut compiled_sources = rubric.dirs();
     compiled_sources.push(workbook.support_file());
     compiled_sources.push(graded.visible_tests.clone());
     compiled_sources.extend(prepared.copy.clone());
-    let built = match harness::build(workbook, &harness_dir, graded, &compiled_sources, build)? {
-        harness::BuildOutcome::Built(built) => built,
-        harness::BuildOutcome::Failed(failure) => {
+    let built = match compile::build(workbook, &prepared.dir, graded, &compiled_sources, build)? {
+        compile::BuildOutcome::Built(built) => built,
+        compile::BuildOutcome::Failed(failure) => {
             report.start_here = failure.first_location();
             report.compile_failure = Some(failure);
             return Ok(report);
@@ -167,9 +167,44 @@ fn grade_checks(request: &Request) -> Result<Report> {
     // are never planned and never run.
     let available: Vec<String> = built
         .tests
-        .into_iter()
+        .iter()
         .filter(|name| prepared.rubric_name(name).is_some())
+        .cloned()
         .collect();
+    let visible_prefix = prepared.binary_name(&format!("{VISIBLE_MODULE}::"));
+    let plan = plan_tests(
+        rubric,
+        &prepared,
+        &available,
+        visible_tests,
+        &visible_prefix,
+    );
+    let started = Instant::now();
+    let runs = run_planned(request, &prepared, &built, &plan, &available)?;
+    report.run_ms = started.elapsed().as_millis() as u64;
+    crate::timings::phase("checks run");
+    record_results(&mut report, request, graded, &runs, &visible_prefix);
+    report.available_tests = available
+        .iter()
+        .filter_map(|name| prepared.rubric_name(name))
+        .map(str::to_owned)
+        .collect();
+    report.total();
+    if !report.passed {
+        report.start_here = start_here(workbook, graded, rubric, &report);
+    }
+    Ok(report)
+}
+
+/// Every hidden check under its own limits, then (when wanted) every visible test the binary
+/// holds under the visible tests' limits.
+fn plan_tests(
+    rubric: &Rubric,
+    prepared: &Prepared,
+    available: &[String],
+    visible_tests: bool,
+    visible_prefix: &str,
+) -> Vec<Planned> {
     let mut plan: Vec<Planned> = rubric
         .checks
         .iter()
@@ -183,14 +218,13 @@ fn grade_checks(request: &Request) -> Result<Report> {
             },
         })
         .collect();
-    let visible_prefix = prepared.binary_name(&format!("{VISIBLE_MODULE}::"));
     plan.extend(
         available
             .iter()
-            .filter(|name| visible_tests && name.starts_with(&visible_prefix))
+            .filter(|name| visible_tests && name.starts_with(visible_prefix))
             .map(|name| Planned {
                 name: name.clone(),
-                label: visible_id(name.trim_start_matches(&visible_prefix)),
+                label: visible_id(name.trim_start_matches(visible_prefix)),
                 limits: Limits {
                     wall: VISIBLE_TEST_LIMIT,
                     memory_bytes: TESTS_MEMORY_BYTES,
@@ -198,14 +232,30 @@ fn grade_checks(request: &Request) -> Result<Report> {
                 },
             }),
     );
+    plan
+}
+
+/// Runs the plan in a scratch folder of this process's own, with a status line.
+fn run_planned(
+    request: &Request,
+    prepared: &Prepared,
+    built: &Built,
+    plan: &[Planned],
+    available: &[String],
+) -> Result<Vec<TestRun>> {
+    let Request {
+        workbook,
+        rubric,
+        build,
+        ..
+    } = *request;
     // One scratch folder per grading process, so two gradings of one chapter (a `watch` and a
     // `check`, say) never share the checks' working folders.
     let scratch = workbook
         .work_dir()
         .join("runs")
-        .join(harness_dir.file_name().unwrap_or_default())
+        .join(prepared.dir.file_name().unwrap_or_default())
         .join(std::process::id().to_string());
-    let started = Instant::now();
     let parallel = std::thread::available_parallelism().map_or(2, usize::from);
     // The run of all tests together ends after the longest time one hidden check may take (the
     // visible tests' generous 10 s would make every hang cost 10 s before its own run).
@@ -218,8 +268,8 @@ fn grade_checks(request: &Request) -> Result<Report> {
     let status = Activity::start(Mode::for_stderr(build.show_progress), "Running the checks");
     let runs = runner::run_all(
         &built.test_binary,
-        &plan,
-        &available,
+        plan,
+        available,
         &scratch,
         &sources(workbook, rubric),
         parallel,
@@ -227,13 +277,28 @@ fn grade_checks(request: &Request) -> Result<Report> {
         &status,
     )?;
     drop(status);
-    report.run_ms = started.elapsed().as_millis() as u64;
-    crate::timings::phase("checks run");
     // The checks are done with their folders; a failure to clean up only costs disk space.
     let _ = std::fs::remove_dir_all(&scratch);
+    Ok(runs)
+}
 
+/// One result per hidden check (in rubric order, with its points and book section), then one
+/// per visible test that ran.
+fn record_results(
+    report: &mut Report,
+    request: &Request,
+    graded: &Graded,
+    runs: &[TestRun],
+    visible_prefix: &str,
+) {
+    let Request {
+        workbook,
+        chapter,
+        rubric,
+        ..
+    } = *request;
     let headings = page_headings(&workbook.page(chapter));
-    for (check, run) in rubric.checks.iter().zip(&runs) {
+    for (check, run) in rubric.checks.iter().zip(runs) {
         let earned = if run.outcome.passed() {
             check.points
         } else {
@@ -256,7 +321,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
         });
     }
     for run in runs.iter().skip(rubric.checks.len()) {
-        let test = run.name.trim_start_matches(&visible_prefix);
+        let test = run.name.trim_start_matches(visible_prefix);
         let function = test.split_once("::").map_or(test, |(_, function)| function);
         report.results.push(CheckResult {
             id: visible_id(test),
@@ -271,16 +336,6 @@ fn grade_checks(request: &Request) -> Result<Report> {
             timing: Timing::of(run.shared),
         });
     }
-    report.available_tests = available
-        .iter()
-        .filter_map(|name| prepared.rubric_name(name))
-        .map(str::to_owned)
-        .collect();
-    report.total();
-    if !report.passed {
-        report.start_here = start_here(workbook, graded, rubric, &report);
-    }
-    Ok(report)
 }
 
 /// How a visible test (`file::function` in the harness) is named in the report:
@@ -308,8 +363,8 @@ fn shorten(workbook: &Workbook, graded: &Graded, outcome: Outcome) -> Outcome {
             location,
             in_graded_code,
         } => Outcome::Failed {
-            message: harness::shorten_paths(workbook, graded, &message),
-            location: location.map(|l| harness::shorten_paths(workbook, graded, &l)),
+            message: compiler_messages::shorten_paths(workbook, graded, &message),
+            location: location.map(|l| compiler_messages::shorten_paths(workbook, graded, &l)),
             in_graded_code,
         },
         other => other,

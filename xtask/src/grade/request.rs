@@ -1,7 +1,9 @@
 //! One grading as the two planners receive it: the grader's hidden checks (`grader`) and a
 //! learner's suite (`suites`) both start from a [`Request`] and an empty report.
 
-use crate::build::harness::{BuildOptions, Graded};
+use crate::build::harness::Graded;
+
+use crate::build::compile::BuildOptions;
 use crate::curriculum::workbook::{Chapter, Rubric, Workbook, display_path};
 use crate::report::model::Report;
 

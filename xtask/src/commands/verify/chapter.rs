@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use crate::grade::grader::{self, Grader, Target};
 
 use super::findings::Findings;
+use crate::build::compile;
 use crate::build::crate_copy;
 use crate::build::harness;
 use crate::build::manifest_toml::CrateManifest;
@@ -44,9 +45,9 @@ pub fn verify_chapter(
         }
     };
     verify_structure(workbook, chapter, &rubric, findings)?;
-    let build = harness::BuildOptions {
+    let build = compile::BuildOptions {
         lane,
-        ..harness::BuildOptions::default()
+        ..compile::BuildOptions::default()
     };
     verify_examples(workbook, chapter, build, findings)?;
 
@@ -527,7 +528,7 @@ pub fn verify_rejection(
 pub fn verify_examples(
     workbook: &Workbook,
     chapter: &Chapter,
-    build: harness::BuildOptions,
+    build: compile::BuildOptions,
     findings: &mut Findings,
 ) -> Result<()> {
     let id = &chapter.id;
@@ -557,7 +558,7 @@ pub fn verify_examples(
         },
     )?;
     let copy = harness::Graded::at(&dir, "the solution".to_owned(), "examples")?;
-    let built = harness::cargo_build(
+    let built = compile::cargo_build(
         workbook,
         &dir,
         &copy,
@@ -566,8 +567,8 @@ pub fn verify_examples(
         false,
     )?;
     let binaries = match built {
-        harness::BuildOutcome::Built(built) => built.binaries,
-        harness::BuildOutcome::Failed(failure) => {
+        compile::BuildOutcome::Built(built) => built.binaries,
+        compile::BuildOutcome::Failed(failure) => {
             findings.fail(format!(
                 "{id}: the examples do not compile against the solution:\n{}",
                 failure.first_message()

@@ -10,7 +10,7 @@ use super::findings::{Findings, Message};
 use crate::curriculum::workbook::Workbook;
 
 /// One part of a verify whose findings are shown together. It builds in its lane's target
-/// folder (see [`crate::build::harness::BuildOptions::lane`]).
+/// folder (see [`crate::build::compile::BuildOptions::lane`]).
 pub type Step<'a> = Box<dyn FnOnce(&Workbook, usize, &mut Findings) -> Result<()> + Send + 'a>;
 
 /// The number of cores: one lane of builds and checks each.

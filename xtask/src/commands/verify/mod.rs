@@ -13,7 +13,7 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Args;
 
-use crate::build::harness;
+use crate::build::compile;
 use crate::curriculum::mutants;
 use crate::curriculum::workbook::display_path;
 use crate::curriculum::workbook::{Chapter, Workbook};
@@ -173,7 +173,7 @@ fn verify_workbook(workbook: &Workbook, _lane: usize, findings: &mut Findings) -
 /// dependency again in its own folder.
 fn seed_lanes(workbook: &Workbook, chapters: &[&Chapter], jobs: usize) -> Result<()> {
     for lane in 1..jobs {
-        let folder = harness::lane_target_dir(workbook, lane);
+        let folder = compile::lane_target_dir(workbook, lane);
         let copied = crate::build::target_seed::seed(workbook, chapters.iter().copied(), &folder)?;
         if copied > 0 {
             println!(
