@@ -65,7 +65,8 @@ pub fn gradable_copy(workbook: &Workbook, chapter: &Chapter, dir: &Path) -> Resu
     let manifest = dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest)
         .with_context(|| format!("reading {}", manifest.display()))?;
-    if crate::build::manifest_toml::enclosing_workspace(dir).is_ok() || !text.contains("workspace") {
+    let enclosed = crate::build::manifest_toml::enclosing_workspace(dir).is_ok();
+    if enclosed || !text.contains("workspace") {
         return Ok(dir.to_path_buf());
     }
     let outside = workbook.work_dir().join("outside").join(&chapter.id);
