@@ -8,10 +8,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::grading::Report;
-use crate::shipped::Shipped;
+use crate::curriculum::shipped::Shipped;
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::report::model::Report;
 use crate::util::stable_hash;
-use crate::workbook::{Chapter, Workbook};
 
 /// Progress in every chapter the learner has touched.
 #[derive(Debug, Default, Serialize, Deserialize)]

@@ -280,27 +280,7 @@ fn width() -> usize {
     {
         return columns;
     }
-    terminal_columns().unwrap_or(80)
-}
-
-#[cfg(unix)]
-fn terminal_columns() -> Option<usize> {
-    use std::os::fd::AsRawFd;
-    let mut size = libc::winsize {
-        ws_row: 0,
-        ws_col: 0,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: TIOCGWINSZ only writes a `winsize` into the one it is given; it fails harmlessly
-    // when stderr is not a terminal.
-    let read = unsafe { libc::ioctl(std::io::stderr().as_raw_fd(), libc::TIOCGWINSZ, &mut size) };
-    (read == 0 && size.ws_col > 0).then_some(usize::from(size.ws_col))
-}
-
-#[cfg(not(unix))]
-fn terminal_columns() -> Option<usize> {
-    None
+    crate::sandbox::terminal_columns().unwrap_or(80)
 }
 
 #[cfg(test)]

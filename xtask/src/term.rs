@@ -81,6 +81,37 @@ pub fn is_closed_pipe(error: &std::io::Error) -> bool {
     error.kind() == std::io::ErrorKind::BrokenPipe
 }
 
+/// Removes terminal escape sequences: CSI (`ESC [ … final byte`, colours among them) and OSC
+/// (`ESC ] … BEL` or `ESC ] … ESC \\`, hyperlinks among them).
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                for end in chars.by_ref() {
+                    if ('\x40'..='\x7e').contains(&end) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                while let Some(end) = chars.next() {
+                    if end == '\x07' || (end == '\x1b' && chars.next_if_eq(&'\\').is_some()) {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_closed_stdout;

@@ -10,7 +10,7 @@ use std::time::SystemTime;
 
 use crate::class::html::BookLinks;
 use crate::class::model::ClassReport;
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 /// The variable that names a hosted book when `--book-url` does not.
 pub const BOOK_URL_VARIABLE: &str = "WORKBOOK_BOOK_URL";
@@ -110,7 +110,7 @@ fn built_book(workbook: &Workbook, build: &Path) -> Result<(), String> {
     println!(
         "Building the book for the class report's links (cargo xtask book; once, a few seconds)…"
     );
-    match crate::commands::book::builds(workbook) {
+    match crate::tools::builds(workbook) {
         Ok(true) => Ok(()),
         Ok(false) => Err("mdbook failed".to_owned()),
         Err(error) => Err(format!("{error:#}")),

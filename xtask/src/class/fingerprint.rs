@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
 
 /// Folders never part of what is graded: build output, version control, the grader's state.
 const IGNORED: [&str; 5] = ["target", ".git", ".workbook", "node_modules", "build"];

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use crate::class::model::ClassReport;
-use crate::class::status::ChapterStatus;
+use crate::report::chapter_status::ChapterStatus;
 
 /// `student`, then for each chapter `<chapter>`, `<chapter>_status`, `<chapter>_checks`, then
 /// `total, max_total, late, missing, status, trusted`. Points have two decimals; a chapter's

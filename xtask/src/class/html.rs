@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::class::model::{CheckShare, ClassReport, StudentChapter, StudentRow};
-use crate::class::status::ChapterStatus;
+use crate::report::chapter_status::ChapterStatus;
 
 /// Where the page's book links lead: a section's `book/src/<page>.md#<anchor>` → the address of
 /// that section. A section without an address is named without a link, never with a dead one.

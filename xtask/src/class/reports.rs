@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::class::stamp::{GRADER_VERSION, GraderStamp};
-use crate::class::status::ChapterStatus;
-use crate::commands::grade::GRADE_SCHEMA;
+use crate::report::chapter_status::ChapterStatus;
+use crate::report::model::GRADE_SCHEMA;
+use crate::report::model::{GRADER_VERSION, GraderStamp};
 
 /// A student who could not be graded (the grading hung, crashed or printed no report).
 pub const ERROR_SCHEMA: &str = "retry-workbook/class-error/v1";

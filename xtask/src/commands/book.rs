@@ -1,27 +1,15 @@
 //! `cargo xtask book`: build (or serve) the mdBook. The first run installs mdBook into
 //! `target/tools/`, so a fresh machine needs no manual step; `check` never waits for it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use crate::curriculum::workbook::Workbook;
 use crate::tools::Tool;
-use crate::workbook::Workbook;
-
-/// The mdBook release the book is written for, with what `mdbook build` needs (search) and
-/// nothing more: the server and the file watcher would double its first install. Unoptimised:
-/// on two cores it installs in 40 s instead of 105 s, and builds the book in 3.5 s instead of
-/// 1.2 s.
-const MDBOOK: Tool = Tool {
-    name: "mdbook",
-    version: "0.5.4",
-    install_time: "under a minute",
-    features: &["search"],
-    folder: "tools",
-    optimized: false,
-};
+use crate::tools::{MDBOOK, ensure_mdbook};
 
 /// The same release with its server and file watcher, for `cargo xtask book --serve`.
 const MDBOOK_SERVE: Tool = Tool {
@@ -109,26 +97,6 @@ pub fn browser_test(workbook: &Workbook) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
-}
-
-/// Builds the book quietly (for verify); true when it built.
-pub fn builds(workbook: &Workbook) -> Result<bool> {
-    let mdbook = ensure_mdbook(workbook)?;
-    let output = Command::new(&mdbook)
-        .arg("build")
-        .arg(workbook.root.join("book"))
-        .output()
-        .with_context(|| format!("running {}", mdbook.display()))?;
-    if !output.status.success() {
-        eprint!("{}", String::from_utf8_lossy(&output.stderr));
-    }
-    Ok(output.status.success())
-}
-
-/// The mdbook binary: one on PATH at the right version, or ours in the target folder's tools/,
-/// installed if it is not there yet.
-pub fn ensure_mdbook(workbook: &Workbook) -> Result<PathBuf> {
-    MDBOOK.ensure(workbook)
 }
 
 fn open_in_browser(index: &Path) {

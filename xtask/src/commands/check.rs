@@ -6,14 +6,16 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
+use crate::build::compile::BuildOptions;
 use crate::commands::reset;
-use crate::grading::{self, Grader, Report, Target};
-use crate::harness::BuildOptions;
+use crate::curriculum::shipped::{Departure, Shipped};
+use crate::curriculum::workbook::display_path;
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::grade::grader::{Grader, Target};
 use crate::progress::Progress;
-use crate::report::{self, Layout};
-use crate::shipped::{Departure, Shipped};
+use crate::report::model::Report;
+use crate::report::text::{self, Layout};
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Workbook};
 
 /// Which crate to grade and with which checks.
 #[derive(Debug, Clone, Default, Args)]
@@ -123,10 +125,10 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             } else {
                 Layout::Brief
             };
-            print!("{}", report::render(&report, style, layout));
+            print!("{}", text::render(&report, style, layout));
             print!("{}", next_steps(&grader, chapter, &target, &report, style));
         }
-        Format::Json => println!("{}", report::render_json(&report)),
+        Format::Json => println!("{}", text::render_json(&report)),
     }
     crate::timings::phase("progress saved, report printed");
     Ok(if report.passed {
@@ -154,7 +156,7 @@ pub fn departures(grader: &Grader, chapter: &Chapter, style: Style) -> String {
         "{}\n",
         style.yellow(&format!(
             "{} is not as shipped:",
-            grading::display_path(workbook, &dir)
+            display_path(workbook, &dir)
         ))
     );
     for (file, departure) in departures {
@@ -207,7 +209,7 @@ fn next_steps(
             text.push_str(&format!(
                 "Next: {} — read {} and run `cargo xtask check {}`.\n",
                 next,
-                grading::display_path(workbook, &workbook.page(next)),
+                display_path(workbook, &workbook.page(next)),
                 next.id
             ));
         }
@@ -218,8 +220,8 @@ fn next_steps(
     text.push_str(&format!(
         "Read {} (`cargo xtask book --open`), edit {}, and run `cargo xtask check {}` again \
          (or `cargo xtask watch {}` to re-check on every save). Stuck? `cargo xtask hint {}`.\n",
-        grading::display_path(workbook, &workbook.page(chapter)),
-        grading::display_path(
+        display_path(workbook, &workbook.page(chapter)),
+        display_path(
             workbook,
             &workbook
                 .exercise_dir(chapter)

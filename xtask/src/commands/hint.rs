@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::grading;
+use crate::curriculum::workbook::display_path;
+use crate::curriculum::workbook::{Rubric, Workbook};
 use crate::progress::Progress;
-use crate::workbook::{Rubric, Workbook};
 
 /// Show the next hint for a chapter (each call reveals one more).
 #[derive(Debug, Args)]
@@ -20,12 +20,17 @@ pub struct HintArgs {
 }
 
 pub fn run(args: HintArgs) -> Result<ExitCode> {
-    let workbook = Workbook::load()?;
-    let mut progress = Progress::load(&workbook);
-    let chapter = match &args.chapter {
+    reveal(&Workbook::load()?, args.chapter.as_deref(), args.again)
+}
+
+/// Shows the hints of `wanted` (or of the first chapter not passed yet) seen so far, plus the
+/// next one unless `again`; `watch` calls it for its `h` key.
+pub fn reveal(workbook: &Workbook, wanted: Option<&str>, again: bool) -> Result<ExitCode> {
+    let mut progress = Progress::load(workbook);
+    let chapter = match wanted {
         Some(id) => workbook.ready_chapter(id)?,
         None => progress
-            .next_chapter(&workbook)
+            .next_chapter(workbook)
             .context("every chapter passes: no hints needed")?,
     };
     let rubric = Rubric::load(&workbook.checks_dir(chapter))?;
@@ -34,12 +39,12 @@ pub fn run(args: HintArgs) -> Result<ExitCode> {
         println!(
             "{} has no hints. The book page is {}.",
             chapter.id,
-            grading::display_path(&workbook, &workbook.page(chapter))
+            display_path(workbook, &workbook.page(chapter))
         );
         return Ok(ExitCode::SUCCESS);
     }
     let entry = progress.chapter(&chapter.id);
-    let seen = if args.again {
+    let seen = if again {
         entry.hints_seen.clamp(1, total)
     } else {
         (entry.hints_seen + 1).min(total)
@@ -56,7 +61,7 @@ pub fn run(args: HintArgs) -> Result<ExitCode> {
         println!(
             "That was the last hint. The book explains every check: {}. \
              As a last resort, `cargo xtask solution {} --force` shows the reference solution.",
-            grading::display_path(&workbook, &workbook.page(chapter)),
+            display_path(workbook, &workbook.page(chapter)),
             chapter.id
         );
     } else {
@@ -65,6 +70,6 @@ pub fn run(args: HintArgs) -> Result<ExitCode> {
             chapter.id
         );
     }
-    progress.save(&workbook)?;
+    progress.save(workbook)?;
     Ok(ExitCode::SUCCESS)
 }

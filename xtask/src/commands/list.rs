@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Args;
 
+use crate::curriculum::workbook::Workbook;
 use crate::progress::{ChapterProgress, Progress, now};
 use crate::term::{self, Style};
-use crate::workbook::Workbook;
 
 /// List the chapters with your progress.
 #[derive(Debug, Args)]

@@ -11,8 +11,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::Value;
 
-use crate::grading::anchor;
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::grade::grader::anchor;
 
 /// The placeholder the references page holds until the preprocessor fills it.
 const REFERENCES_PLACEHOLDER: &str = "{{#workbook-references}}";

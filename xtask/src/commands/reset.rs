@@ -9,9 +9,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::grading::display_path;
-use crate::shipped::{self, Shipped};
-use crate::workbook::{Chapter, Workbook};
+use crate::curriculum::shipped::{self, Shipped};
+use crate::curriculum::workbook::display_path;
+use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// Restore an exercise, or some of its files, to the shipped state (your files are backed up
 /// first).
@@ -58,7 +58,7 @@ pub fn broken_manifest(workbook: &Workbook, chapter: &Chapter) -> Option<String>
         return None;
     }
     let manifest = exercise.join("Cargo.toml");
-    let error = crate::manifest_toml::syntax_error(&manifest)?;
+    let error = crate::build::manifest_toml::syntax_error(&manifest)?;
     Some(format!(
         "{} is broken ({error}): `{}` restores the shipped one (yours is backed up first)",
         display_path(workbook, &manifest),
@@ -218,7 +218,7 @@ fn copy_command(workbook: &Workbook, from: &Path, to: &Path, folder: bool) -> St
 fn shell_path(workbook: &Workbook, path: &Path) -> String {
     let at_root = std::env::current_dir()
         .ok()
-        .and_then(|cwd| crate::workbook::canonical(&cwd).ok())
+        .and_then(|cwd| crate::curriculum::workbook::canonical(&cwd).ok())
         .is_some_and(|cwd| cwd == workbook.root);
     let shown = if at_root {
         display_path(workbook, path)

@@ -5,10 +5,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::grading::display_path;
+use crate::curriculum::shown_answers;
+use crate::curriculum::workbook::display_path;
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
 use crate::progress::Progress;
-use crate::shown_answers;
-use crate::workbook::{Chapter, Rubric, Workbook};
 
 /// Show the reference solution of a chapter you have passed (or any, with --force): the files you
 /// write in it.

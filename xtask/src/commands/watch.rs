@@ -13,14 +13,14 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Result, anyhow};
 use clap::Args;
 
+use crate::build::compile::BuildOptions;
 use crate::commands::{check, hint, list, reset};
-use crate::grading::{Grader, Target};
-use crate::harness::BuildOptions;
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::grade::grader::{Grader, Target};
 use crate::progress::Progress;
-use crate::report;
+use crate::report::text;
 use crate::sandbox::RawTerminal;
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Workbook};
 
 /// How often the exercise's files are looked at.
 pub const POLL: Duration = Duration::from_millis(20);
@@ -75,10 +75,7 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
         match next_key(keys.as_ref()) {
             Some(Key::Quit) => return Ok(ExitCode::SUCCESS),
             Some(Key::Hint) => {
-                hint::run(hint::HintArgs {
-                    chapter: Some(chapter.id.clone()),
-                    again: false,
-                })?;
+                hint::reveal(&workbook, Some(&chapter.id), false)?;
             }
             Some(Key::List) => print!(
                 "{}",
@@ -129,7 +126,7 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str)
     match result {
         Ok(result) => {
             print!("{}", check::departures(&grader, chapter, style));
-            print!("{}", report::render(&result, style, report::Layout::Brief));
+            print!("{}", text::render(&result, style, text::Layout::Brief));
             if let Err(error) = Progress::record(workbook, chapter, &result) {
                 eprintln!("note: progress not saved: {error:#}");
             }

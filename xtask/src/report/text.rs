@@ -2,8 +2,8 @@
 
 use std::fmt::{self, Write};
 
-use crate::grading::{CheckKind, CheckResult, Report};
-use crate::runner::Outcome;
+use crate::report::model::Outcome;
+use crate::report::model::{CheckKind, CheckResult, Report};
 use crate::term::Style;
 
 /// The narrowest the id column gets, so short ids still line up with the header.
@@ -407,7 +407,7 @@ fn assertion(message: &str) -> Option<&str> {
 
 fn render_compile_failure(
     out: &mut impl Write,
-    failure: &crate::harness::CompileFailure,
+    failure: &crate::report::model::CompileFailure,
     style: Style,
     layout: Layout,
 ) -> fmt::Result {
@@ -467,8 +467,8 @@ pub fn render_json(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grading::{REPORT_SCHEMA, Timing};
-    use crate::harness::{CompileError, CompileFailure};
+    use crate::report::model::{CompileError, CompileFailure};
+    use crate::report::model::{REPORT_SCHEMA, Timing};
 
     fn row(id: &str, kind: CheckKind, outcome: Outcome) -> CheckResult {
         CheckResult {
@@ -478,7 +478,7 @@ mod tests {
             points: 1,
             earned: u32::from(outcome.passed()),
             outcome,
-            section: Some(crate::grading::Section {
+            section: Some(crate::report::model::Section {
                 number: "22.3".to_owned(),
                 title: Some("Retry only what waiting can fix".to_owned()),
                 link: "book/src/ch22-saga-retries.md#223-retry-only-what-waiting-can-fix"

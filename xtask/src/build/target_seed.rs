@@ -16,7 +16,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use toml::Value;
 
-use crate::workbook::{Chapter, Workbook};
+use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// The build profile the grader uses.
 const PROFILE: &str = "debug";

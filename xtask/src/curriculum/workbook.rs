@@ -657,7 +657,7 @@ fn suite_checks(spec: &LearnerTests, mutants_dir: &Path) -> Result<Vec<CheckSpec
             None,
         ),
     ];
-    for mutant in crate::mutants::load_all(mutants_dir)? {
+    for mutant in crate::curriculum::mutants::load_all(mutants_dir)? {
         checks.push(check(
             kill_check_id(&mutant.name),
             mutant.points,
@@ -666,6 +666,14 @@ fn suite_checks(spec: &LearnerTests, mutants_dir: &Path) -> Result<Vec<CheckSpec
         ));
     }
     Ok(checks)
+}
+
+/// A path relative to the workspace when it is inside it.
+pub fn display_path(workbook: &Workbook, path: &Path) -> String {
+    path.strip_prefix(&workbook.root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
 
 /// One chapter's shipped exercise: relative path → git blob id.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -351,7 +351,7 @@ mod tests {
     #[test]
     fn departures_are_missing_files_and_changed_given_ones_never_the_learners_own() {
         let dir = crate::util::scratch_dir("departures");
-        let checks = crate::workbook::workspace_root()
+        let checks = crate::curriculum::workbook::workspace_root()
             .unwrap()
             .join("xtask/checks/ch08");
         let rubric = Rubric::load(&checks).unwrap();

@@ -6,7 +6,7 @@
 //! instantiate comes from the crate that changed. As one crate, incremental compilation redoes
 //! only what the edit touched. The learner's files are copied, never written to; the copy keeps
 //! every line where it was, so a message about the copy is a message about the learner's file
-//! once its folder is renamed (see `harness::shorten_paths`).
+//! once its folder is renamed (see `compiler_messages::shorten_paths`).
 //!
 //! A crate the merge cannot hold as cargo would build it is graded the other way: a build
 //! script, features, a `[lib]` of its own, an edition the checks are not written in, a name at
@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use toml::{Table, Value};
 
-use crate::manifest_toml::CrateManifest;
-use crate::shown_answers::{
+use crate::build::manifest_toml::CrateManifest;
+use crate::curriculum::shown_answers::{
     Token, block_comment_end, char_literal_end, is_ident, string_literal, tokens,
 };
 use crate::util::write_if_changed;

@@ -5,10 +5,10 @@
 
 use std::fmt::Write;
 
-use crate::class::status::ChapterStatus;
-use crate::formats::ChapterGrade;
-use crate::grading::{CheckResult, Report};
-use crate::runner::Outcome;
+use crate::report::chapter_status::ChapterStatus;
+use crate::report::model::ChapterGrade;
+use crate::report::model::Outcome;
+use crate::report::model::{CheckResult, Report};
 use crate::term::Style;
 
 /// The grade of the copy at `copy`: a summary table, then the details of each chapter begun.
@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn instructor_text_snapshot() {
-        let chapters = crate::formats::tests::sample();
+        let chapters = crate::report::formats::tests::sample();
         let text = render(
             &chapters,
             0.5,
