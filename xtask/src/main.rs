@@ -33,6 +33,10 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask", version)]
 struct Cli {
+    /// The language the grader speaks (default: $WORKBOOK_LANG, else the locale; English
+    /// unless either begins with `ja`).
+    #[arg(long, global = true, value_enum, value_name = "LANG")]
+    lang: Option<report::lang::Lang>,
     #[command(subcommand)]
     command: Command,
 }
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
     }
     term::quiet_when_stdout_closes();
     let cli = Cli::parse();
+    report::lang::set(cli.lang);
     if !matches!(cli.command, Command::BookPreprocess(_)) {
         build::fast_path::set_up();
     }
