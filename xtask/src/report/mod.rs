@@ -2,6 +2,7 @@
 //! `GradeReport`, chapter statuses, schemas) and every rendering of it for learners, instructors
 //! and tools (text, JSON, JUnit, GitHub Classroom), in the learner's language (`lang`, `words`).
 
+pub mod book_lang;
 pub mod chapter_status;
 pub mod formats;
 pub mod grade_text;
