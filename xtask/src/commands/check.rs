@@ -13,10 +13,10 @@ use crate::curriculum::workbook::display_path;
 use crate::curriculum::workbook::{Chapter, Workbook};
 use crate::grade::grader::{Grader, Target};
 use crate::progress::Progress;
+use crate::report::book_lang::learner_page;
 use crate::report::model::Report;
 use crate::report::text::{self, Layout};
 use crate::report::words::{Key, t, tf};
-use crate::report::book_lang::learner_page;
 use crate::term::{self, Style};
 
 /// Which crate to grade and with which checks.

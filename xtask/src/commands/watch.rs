@@ -136,7 +136,10 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str)
             print!("{}", check::departures(&grader, chapter, style));
             print!("{}", text::render(&result, style, text::Layout::Brief));
             if let Err(error) = Progress::record(workbook, chapter, &result) {
-                eprintln!("{}", words::tf(words::Key::ProgressNotSaved, &[&format!("{error:#}")]));
+                eprintln!(
+                    "{}",
+                    words::tf(words::Key::ProgressNotSaved, &[&format!("{error:#}")])
+                );
             }
             if result.passed {
                 println!("\n{}", words::tf(words::Key::WatchPasses, &[&chapter.id]));

@@ -497,7 +497,7 @@ impl Rubric {
 
     /// A chapter's rubric: the public one, or an instructor's private one from
     /// `<private>/<chapter>/`, which replaces the public checks or, with `include-public = true`,
-    /// adds to them.
+    /// adds to them; its hints and rules in the learner's language.
     pub fn for_chapter(
         workbook: &Workbook,
         chapter: &Chapter,
@@ -507,6 +507,8 @@ impl Rubric {
         if let Some(learner_tests) = &rubric.learner_tests {
             rubric.checks = suite_checks(learner_tests, &rubric.mutants_dir(workbook, chapter))?;
         }
+        // The hints and rules in the learner's language, where `ja.toml` has them.
+        crate::curriculum::translation::apply(&mut rubric, crate::report::lang::current());
         Ok(rubric)
     }
 

@@ -30,13 +30,21 @@ pub fn learner_page(workbook: &Workbook, chapter: &Chapter) -> String {
     }
 }
 
+/// The book's translation into the language of this run: none in English.
+pub fn book_po(workbook: &Workbook) -> Po {
+    match lang::current() {
+        Lang::En => Po::default(),
+        Lang::Ja => Po::load(&workbook.root.join(JA_PO)),
+    }
+}
+
 /// Puts `report`'s chapter title and each check's book section into the language of this run
 /// (nothing changes in English). A heading without a finished translation keeps its English.
 pub fn localize(workbook: &Workbook, report: &mut Report) {
     if lang::current() != Lang::Ja {
         return;
     }
-    let po = Po::load(&workbook.root.join(JA_PO));
+    let po = book_po(workbook);
     if let Some(title) = po.translation(&report.title) {
         report.title = title.to_owned();
     }

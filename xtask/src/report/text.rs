@@ -404,10 +404,9 @@ pub fn explain(outcome: &Outcome) -> String {
                 message.to_owned()
             }
         }
-        Outcome::TimedOut { limit_ms } => tf(
-            Key::TimedOut,
-            &[&format!("{:.1}", *limit_ms as f64 / 1e3)],
-        ),
+        Outcome::TimedOut { limit_ms } => {
+            tf(Key::TimedOut, &[&format!("{:.1}", *limit_ms as f64 / 1e3)])
+        }
         Outcome::Crashed { reason } => tf(Key::Crashed, &[reason]),
         Outcome::OutputFlood { limit_bytes } => {
             tf(Key::OutputFlood, &[&(limit_bytes / (1024 * 1024))])
@@ -450,11 +449,7 @@ fn render_compile_failure(
     for (index, error) in failure.errors.iter().take(listed).enumerate() {
         if !error.in_graded_crate && !warned {
             warned = true;
-            writeln!(
-                out,
-                "{}",
-                style.yellow(t(Key::ApiChanged))
-            )?;
+            writeln!(out, "{}", style.yellow(t(Key::ApiChanged)))?;
         }
         if index < full {
             writeln!(out, "{}", error.rendered.trim_end())?;
