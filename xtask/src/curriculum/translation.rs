@@ -142,7 +142,7 @@ mod tests {
     use super::*;
     use crate::curriculum::workbook::CheckSpec;
 
-    fn rubric(dir: &Path) -> Rubric {
+    fn english(dir: &Path) -> Rubric {
         let check = |id: &str| CheckSpec {
             id: id.to_owned(),
             points: 1,
@@ -184,7 +184,7 @@ hints = ["一つ目", "二つ目"]
     #[test]
     fn a_complete_file_translates_every_hint_and_rule() {
         let dir = folder("complete", Some(COMPLETE));
-        let mut rubric = rubric(&dir);
+        let mut rubric = english(&dir);
         assert_eq!(coverage(&dir, &rubric, Lang::Ja), Coverage::Complete);
         apply(&mut rubric, Lang::Ja);
         assert_eq!(rubric.hints, ["一つ目", "二つ目"]);
@@ -195,7 +195,7 @@ hints = ["一つ目", "二つ目"]
     #[test]
     fn english_and_a_missing_file_change_nothing() {
         let dir = folder("missing", None);
-        let mut rubric = rubric(&dir);
+        let mut rubric = english(&dir);
         apply(&mut rubric, Lang::Ja);
         assert_eq!(rubric.hints, ["first", "second"]);
         assert_eq!(
@@ -206,7 +206,7 @@ hints = ["一つ目", "二つ目"]
             }
         );
         let dir_ja = folder("english", Some(COMPLETE));
-        let mut rubric = rubric(&dir_ja);
+        let mut rubric = english(&dir_ja);
         apply(&mut rubric, Lang::En);
         assert_eq!(rubric.checks[0].title, "the rule of calls.one");
         std::fs::remove_dir_all(dir).unwrap();
@@ -222,7 +222,7 @@ hints = ["一つ目"]
 "calls.three" = "ない"
 "#;
         let dir = folder("inconsistent", Some(text));
-        let mut rubric = rubric(&dir);
+        let mut rubric = english(&dir);
         let Coverage::Inconsistent(problems) = coverage(&dir, &rubric, Lang::Ja) else {
             panic!("an inconsistent file passed");
         };
@@ -248,7 +248,7 @@ hints = ["一つ目"]
     #[test]
     fn a_file_that_does_not_parse_is_inconsistent() {
         let dir = folder("broken", Some("hints = [\n"));
-        let rubric = rubric(&dir);
+        let rubric = english(&dir);
         assert!(matches!(
             coverage(&dir, &rubric, Lang::Ja),
             Coverage::Inconsistent(_)
