@@ -97,7 +97,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) if closed_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            let error = format!("{error:#}");
+            eprintln!(
+                "{}",
+                report::words::tf(report::words::Key::ErrorPrefix, &[&error])
+            );
             ExitCode::from(2)
         }
     }

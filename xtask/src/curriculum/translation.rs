@@ -108,9 +108,13 @@ pub fn coverage(dir: &Path, rubric: &Rubric, lang: Lang) -> Coverage {
         problems.push(format!("hint {} is empty", empty + 1));
     }
     let ids: BTreeSet<&str> = rubric.checks.iter().map(|c| c.id.as_str()).collect();
+    // A learner-tests chapter's checks come from its mutants, whose descriptions are the rules:
+    // a title for them is welcome, not required.
+    let derived = rubric.learner_tests.is_some();
     let untitled: Vec<&str> = ids
         .iter()
         .copied()
+        .filter(|_| !derived)
         .filter(|id| {
             translation
                 .titles
@@ -242,6 +246,29 @@ hints = ["一つ目"]
         );
         assert_eq!(rubric.checks[0].title, "一つ目のルール");
         assert_eq!(rubric.checks[1].title, "the rule of calls.two");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_learner_tests_chapter_needs_its_hints_only() {
+        let dir = folder("suite", Some("hints = [\"一つ目\", \"二つ目\"]\n"));
+        let mut rubric = english(&dir);
+        rubric.learner_tests = Some(crate::curriculum::workbook::LearnerTests {
+            under_test: Vec::new(),
+            max_suite_ms: 1_000,
+            suite: "src/suite.rs".to_owned(),
+            rewrites: Vec::new(),
+        });
+        assert_eq!(coverage(&dir, &rubric, Lang::Ja), Coverage::Complete);
+        std::fs::write(
+            dir.join("ja.toml"),
+            "hints = [\"一つ目\", \"二つ目\"]\n[titles]\n\"kills.gone\" = \"ない\"\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            coverage(&dir, &rubric, Lang::Ja),
+            Coverage::Inconsistent(_)
+        ));
         std::fs::remove_dir_all(dir).unwrap();
     }
 

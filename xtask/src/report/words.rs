@@ -186,6 +186,47 @@ catalogue! {
         "{0} を配布時の状態に戻しました（ファイルがありませんでした）。";
     NotShipped => "{0} was not shipped with {1}; its shipped files are {2}",
         "{0} は {1} の配布ファイルではありません。配布ファイルは {2} です";
+    // A learner-tests chapter's rules (a mutant's description stays English for now).
+    SuitePassesOnCorrectCode => "your tests pass on the correct code",
+        "あなたのテストが正しいコードで合格する";
+    SuiteRunsOnVirtualTime => "your tests run in under {0} ms of real time",
+        "あなたのテストが実時間 {0} ms 未満で終わる";
+    CatchesHiddenBug => "catches a hidden bug: {0}", "隠れたバグを見つける: {0}";
+    // The class report's headings (its explanations stay English for now).
+    ClassReport => "Class report", "クラスのレポート";
+    DistributionOfTotals => "Distribution of totals", "合計点の分布";
+    WhereTheClassIs => "Where the class is", "クラスの進み具合";
+    WhatToTeachAgain => "What to teach again", "もう一度教えたいこと";
+    Students => "Students", "受講者";
+    ColumnChapter => "chapter", "章";
+    ColumnPassing => "passing", "合格率";
+    ColumnBook => "book", "本書";
+    ColumnLeftOut => "left out", "対象外";
+    ColumnStudent => "student", "受講者";
+    ColumnStatus => "status", "状態";
+    ColumnTotal => "total", "合計";
+    // The grader's own errors.
+    ErrorPrefix => "error: {0}", "エラー: {0}";
+    NoChapterNumber => "there is no chapter `{0}`: they go from {1} to {2}, and `cargo xtask list` \
+        shows them with their titles",
+        "章 `{0}` はありません。章は {1} から {2} までで、`cargo xtask list` でタイトルとともに\
+        一覧できます";
+    NoChapterDidYouMean => "there is no chapter `{0}`; did you mean {1} ({2})? `cargo xtask list` \
+        shows every chapter",
+        "章 `{0}` はありません。{1}（{2}）のことでしょうか。`cargo xtask list` ですべての章を\
+        表示できます";
+    NoChapterNameOne => "there is no chapter `{0}`; name one by its id (ch08), number (8), folder \
+        (ch08-full-jitter) or slug (full-jitter):\n{1}",
+        "章 `{0}` はありません。ID（ch08）、番号（8）、フォルダー名（ch08-full-jitter）または\
+        スラッグ（full-jitter）で章を指定してください:\n{1}";
+    ChapterNotWritten => "{0} is not written yet (it is a draft in {1}); `cargo xtask list` shows \
+        the chapters you can do",
+        "{0} はまだ執筆されていません（{1} にある下書きです）。取り組める章は \
+        `cargo xtask list` で確認できます";
+    NotInWorkbook => "{0} is not inside a copy of the workbook (no {1} here or above); run the \
+        command from the workbook's folder",
+        "{0} はワークブックのコピーの中ではありません（ここにもその上にも {1} がありません）。\
+        ワークブックのフォルダーでコマンドを実行してください";
     // The status line.
     Running => "running", "実行中";
     TimeOfLimit => "{0} of {1}", "{0}/{1}";
