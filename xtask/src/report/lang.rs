@@ -29,13 +29,27 @@ pub fn set(flag: Option<Lang>) {
     CHOSEN.get_or_init(|| choose(flag, |name| std::env::var(name).ok()));
 }
 
-/// The language of this run: as [`set`] fixed it, else from the environment. Unit tests
-/// always see English, whatever the machine's locale.
+/// The language of this run: as [`set`] fixed it, else from the environment. Unit tests see
+/// English whatever the machine's locale, or the language a test chose with [`speaking`].
 pub fn current() -> Lang {
-    if cfg!(test) {
-        return Lang::En;
-    }
+    #[cfg(test)]
+    return TEST_LANG.with(std::cell::Cell::get);
+    #[cfg(not(test))]
     *CHOSEN.get_or_init(|| choose(None, |name| std::env::var(name).ok()))
+}
+
+#[cfg(test)]
+thread_local! {
+    static TEST_LANG: std::cell::Cell<Lang> = const { std::cell::Cell::new(Lang::En) };
+}
+
+/// Runs `f` with the grader speaking `lang` on this thread (tests only).
+#[cfg(test)]
+pub fn speaking<T>(lang: Lang, f: impl FnOnce() -> T) -> T {
+    let before = TEST_LANG.with(|chosen| chosen.replace(lang));
+    let result = f();
+    TEST_LANG.with(|chosen| chosen.set(before));
+    result
 }
 
 /// The language the flag, then the variables (read by `var`) choose.

@@ -621,6 +621,39 @@ mod tests {
     }
 
     #[test]
+    fn a_japanese_report_keeps_its_columns_and_says_nothing_in_english() {
+        use crate::report::lang::{Lang, speaking};
+        let text = speaking(Lang::Ja, || plain(&report(), Layout::Brief));
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[1].starts_with("得点 2/22 · チェック 22 件中 2 件に合格"),
+            "{text}"
+        );
+        assert!(lines[2].starts_with("ここから始めましょう: "), "{text}");
+        // The points column ends at the same terminal column in the header and in each row.
+        let header = lines.iter().find(|l| l.contains("ルール")).unwrap();
+        let row = lines.iter().find(|l| l.contains("saga.check_00")).unwrap();
+        let end = |line: &str, what: &str| {
+            words::columns(&line[..line.find(what).unwrap()]) + words::columns(what)
+        };
+        assert_eq!(end(header, "点"), end(row, "0/1"), "{text}");
+        for english in [
+            "Score",
+            "Start here",
+            "passed",
+            "failed",
+            "visible tests",
+            "→ book",
+        ] {
+            assert!(!text.contains(english), "{english}: {text}");
+        }
+        assert!(
+            text.contains("まだ todo!() のままです: Saga::run(case 0)"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn verbose_shows_every_row_in_full_with_the_point_first() {
         let text = plain(&report(), Layout::Verbose);
         assert!(text.lines().nth(1).unwrap().starts_with("Score 2/22"));
