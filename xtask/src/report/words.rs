@@ -107,6 +107,8 @@ catalogue! {
     EveryChapterPasses => "Every chapter passes. `cargo xtask list` shows them all.",
         "すべての章に合格しています。`cargo xtask list` で一覧を表示できます。";
     CannotBeGraded => "{0} cannot be graded: {1}", "{0} は採点できません: {1}";
+    ProgressUnreadable => "note: {0} was unreadable and has been started afresh",
+        "注意: {0} を読めなかったため、進捗を最初からやり直しました";
     ProgressNotSaved => "note: progress not saved: {0}", "注意: 進捗を保存できませんでした: {0}";
     NotAsShipped => "{0} is not as shipped:", "{0} が配布時の状態と異なります:";
     FileDeparture => "  {0} {1}; `{2}` restores it", "  {0} {1}。`{2}` で元に戻せます";
