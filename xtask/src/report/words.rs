@@ -1,5 +1,6 @@
 //! Every word of the learner's commands (`check`, `watch`, `hint`, `list`, `solution`, `reset`,
-//! the status line), keyed, in each language the grader speaks. A text names its arguments by
+//! the status line), the grader's own errors for them and the class report's headings, keyed, in
+//! each language the grader speaks. A text names its arguments by
 //! position (`{0}`, `{1}`), so a language can put them in its own order. A check's evidence
 //! message (the panic of a hidden check) is not here: it stays English for now, as rustc's own
 //! messages do.
