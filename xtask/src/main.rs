@@ -34,6 +34,10 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask", version)]
 struct Cli {
+    /// The language the grader speaks (default: $WORKBOOK_LANG, else the locale; English
+    /// unless either begins with `ja`).
+    #[arg(long, global = true, value_enum, value_name = "LANG")]
+    lang: Option<report::lang::Lang>,
     #[command(subcommand)]
     command: Command,
 }
@@ -68,6 +72,7 @@ fn main() -> ExitCode {
     }
     term::quiet_when_stdout_closes();
     let cli = Cli::parse();
+    report::lang::set(cli.lang);
     if !matches!(cli.command, Command::BookPreprocess(_)) {
         build::fast_path::set_up();
     }
@@ -93,7 +98,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) if closed_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            let error = format!("{error:#}");
+            eprintln!(
+                "{}",
+                report::words::tf(report::words::Key::ErrorPrefix, &[&error])
+            );
             ExitCode::from(2)
         }
     }

@@ -102,8 +102,11 @@ impl Progress {
         };
         serde_json::from_str(&text).unwrap_or_else(|_| {
             eprintln!(
-                "note: {} was unreadable and has been started afresh",
-                path.display()
+                "{}",
+                crate::report::words::tf(
+                    crate::report::words::Key::ProgressUnreadable,
+                    &[&path.display()]
+                )
             );
             Self::default()
         })

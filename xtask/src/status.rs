@@ -8,6 +8,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::report::words;
+
 /// How the status reaches stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -226,14 +228,16 @@ impl State {
                 .running
                 .iter()
                 .map(|(name, since, limit)| {
-                    format!(
-                        "{name} {} of {}",
-                        seconds(now.duration_since(*since)),
-                        seconds(*limit)
-                    )
+                    let spent = words::tf(
+                        words::Key::TimeOfLimit,
+                        &[&seconds(now.duration_since(*since)), &seconds(*limit)],
+                    );
+                    format!("{name} {spent}")
                 })
                 .collect();
-            line.push_str(" · running ");
+            line.push_str(" · ");
+            line.push_str(words::t(words::Key::Running));
+            line.push(' ');
             line.push_str(&running.join(", "));
         }
         line

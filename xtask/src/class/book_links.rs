@@ -2,7 +2,8 @@
 //! `WORKBOOK_BOOK_URL`), else this workbook's built book, built first when it is missing or
 //! older than its sources. A section the built book does not hold (no page, or no anchor) is
 //! named without a link, and so is every section of a report made on a CI runner without a
-//! hosted book (the runner's book is gone after the run): the page never has a dead link.
+//! hosted book (the runner's book is gone after the run): the page never has a dead link. In
+//! Japanese the links lead to the Japanese edition (`ja/`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use std::time::SystemTime;
 use crate::class::html::BookLinks;
 use crate::class::model::ClassReport;
 use crate::curriculum::workbook::Workbook;
+use crate::report::lang::{self, Lang};
 
 /// The variable that names a hosted book when `--book-url` does not.
 pub const BOOK_URL_VARIABLE: &str = "WORKBOOK_BOOK_URL";
@@ -35,7 +37,7 @@ pub fn resolve(
         let base = url.trim().trim_end_matches('/');
         let links = sections
             .iter()
-            .map(|&link| (link.to_owned(), format!("{base}/{}", page_and_anchor(link))))
+            .map(|&link| (link.to_owned(), format!("{base}/{}", edition_page(link))))
             .collect();
         return (links, None);
     }
@@ -89,6 +91,15 @@ pub fn resolve(
     (links, note)
 }
 
+/// A section's page and anchor in the book of the reader's language: the Japanese edition is
+/// under `ja/`, its headings keeping the English anchors.
+fn edition_page(link: &str) -> String {
+    match lang::current() {
+        Lang::En => page_and_anchor(link),
+        Lang::Ja => format!("ja/{}", page_and_anchor(link)),
+    }
+}
+
 /// `book/src/ch08-full-jitter.md#83-the-formula` → `ch08-full-jitter.html#83-the-formula`.
 fn page_and_anchor(link: &str) -> String {
     link.strip_prefix("book/src/")
@@ -120,7 +131,7 @@ fn built_book(workbook: &Workbook, build: &Path) -> Result<(), String> {
 /// The `file://` address of the section `link` in the built book at `build`, when its page is
 /// there and holds the anchor.
 fn local_link(build: &Path, link: &str) -> Option<String> {
-    let target = page_and_anchor(link);
+    let target = edition_page(link);
     let (page, anchor) = target.split_once('#').unwrap_or((&target, ""));
     let file = build.join(page);
     let html = std::fs::read_to_string(&file).ok()?;
@@ -179,6 +190,16 @@ fn newest(path: &Path) -> Option<SystemTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_japanese_report_links_the_japanese_edition() {
+        let link = "book/src/ch08-full-jitter.md#83-the-formula";
+        assert_eq!(edition_page(link), "ch08-full-jitter.html#83-the-formula");
+        assert_eq!(
+            lang::speaking(Lang::Ja, || edition_page(link)),
+            "ja/ch08-full-jitter.html#83-the-formula"
+        );
+    }
 
     #[test]
     fn sections_map_to_pages_and_file_urls_are_encoded() {

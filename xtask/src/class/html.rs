@@ -9,6 +9,8 @@ use std::fmt::Write;
 
 use crate::class::model::{CheckShare, ClassReport, StudentChapter, StudentRow};
 use crate::report::chapter_status::ChapterStatus;
+use crate::report::lang;
+use crate::report::words::{Key, t};
 
 /// Where the page's book links lead: a section's `book/src/<page>.md#<anchor>` → the address of
 /// that section. A section without an address is named without a link, never with a dead one.
@@ -44,9 +46,11 @@ pub fn render(report: &ClassReport, links: &BookLinks, book_note: Option<&str>) 
     let mut page = String::new();
     let _ = write!(
         page,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+        "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>Class report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        lang::current().code(),
+        t(Key::ClassReport)
     );
     header(&mut page, report);
     histogram(&mut page, report);
@@ -68,7 +72,8 @@ fn header(page: &mut String, report: &ClassReport) {
     let untrusted = report.students.iter().filter(|s| !s.trusted).count();
     let _ = writeln!(
         page,
-        "<h1>Class report</h1>\n<p class=\"meta\">Made {} by grader {} with checks {}{}.</p>",
+        "<h1>{}</h1>\n<p class=\"meta\">Made {} by grader {} with checks {}{}.</p>",
+        t(Key::ClassReport),
         escape(&report.generated_at),
         escape(&report.grader.version),
         escape(crate::class::fingerprint::short(&report.grader.checks)),
@@ -110,7 +115,8 @@ fn histogram(page: &mut String, report: &ClassReport) {
     let totals = &report.totals;
     let _ = writeln!(
         page,
-        "<section id=\"distribution\">\n<h2>Distribution of totals</h2>"
+        "<section id=\"distribution\">\n<h2>{}</h2>",
+        t(Key::DistributionOfTotals)
     );
     let (width, height, left, bottom) = (640.0, 220.0, 40.0, 30.0);
     let most = totals
@@ -185,11 +191,13 @@ fn histogram(page: &mut String, report: &ClassReport) {
 fn chapters(page: &mut String, report: &ClassReport) {
     let _ = writeln!(
         page,
-        "<section id=\"chapters\">\n<h2>Where the class is</h2>\n<p>Graded students by their \
+        "<section id=\"chapters\">\n<h2>{}</h2>\n<p>Graded students by their \
          status in each chapter: <em>not started</em> (the exercise is as shipped), <em>does not \
          compile</em>, <em>partial</em> (it compiles, some check fails), <em>done</em> (every \
          point), or <em>missing</em> (no folder for the chapter).</p>\n\
-         <table id=\"chapter-table\">\n<thead><tr><th>chapter</th>"
+         <table id=\"chapter-table\">\n<thead><tr><th>{}</th>",
+        t(Key::WhereTheClassIs),
+        t(Key::ColumnChapter)
     );
     let statuses = ChapterStatus::ALL.iter().rev();
     for status in statuses.clone() {
@@ -220,11 +228,12 @@ fn chapters(page: &mut String, report: &ClassReport) {
 fn heat_map(page: &mut String, report: &ClassReport, links: &BookLinks, book_note: Option<&str>) {
     let _ = writeln!(
         page,
-        "<section id=\"checks\">\n<h2>What to teach again</h2>\n<p>Every check of every chapter \
+        "<section id=\"checks\">\n<h2>{}</h2>\n<p>Every check of every chapter \
          with the share of the students who attempted the chapter, and whose code compiles, that \
          pass it: the rules most missed first. The students who have not started the chapter, \
          whose code does not compile or who lack it tell nothing about a rule; they are counted \
-         beside. Checks of a chapter nobody attempted come last.</p>"
+         beside. Checks of a chapter nobody attempted come last.</p>",
+        t(Key::WhatToTeachAgain)
     );
     if let Some(note) = book_note {
         let _ = writeln!(
@@ -233,9 +242,16 @@ fn heat_map(page: &mut String, report: &ClassReport, links: &BookLinks, book_not
             escape(note)
         );
     }
-    page.push_str(
-        "<table id=\"heat-map\">\n<thead><tr><th>passing</th><th>chapter</th><th>check</th>\
-         <th>rule</th><th>book</th><th>left out</th></tr></thead>\n<tbody>\n",
+    let _ = write!(
+        page,
+        "<table id=\"heat-map\">\n<thead><tr><th>{}</th><th>{}</th><th>{}</th>\
+         <th>{}</th><th>{}</th><th>{}</th></tr></thead>\n<tbody>\n",
+        t(Key::ColumnPassing),
+        t(Key::ColumnChapter),
+        t(Key::ColumnCheck),
+        t(Key::ColumnRule),
+        t(Key::ColumnBook),
+        t(Key::ColumnLeftOut)
     );
     for check in &report.checks {
         let (share, background, passing) = match check.share {
@@ -284,10 +300,13 @@ fn book_link(check: &CheckShare, links: &BookLinks) -> String {
 fn students(page: &mut String, report: &ClassReport) {
     let _ = writeln!(
         page,
-        "<section id=\"students\">\n<h2>Students</h2>\n<p>Each chapter's weighted points, the \
+        "<section id=\"students\">\n<h2>{}</h2>\n<p>Each chapter's weighted points, the \
          student's status in it and the checks passed; a chapter's failed checks are folded \
          under it.</p>\n<div class=\"wide\">\n<table id=\"student-table\">\n<thead><tr>\
-         <th>student</th><th>status</th>"
+         <th>{}</th><th>{}</th>",
+        t(Key::Students),
+        t(Key::ColumnStudent),
+        t(Key::ColumnStatus)
     );
     for chapter in &report.chapters {
         let _ = write!(
@@ -297,7 +316,11 @@ fn students(page: &mut String, report: &ClassReport) {
             escape(&chapter.id)
         );
     }
-    page.push_str("<th>total</th></tr></thead>\n<tbody>\n");
+    let _ = write!(
+        page,
+        "<th>{}</th></tr></thead>\n<tbody>\n",
+        t(Key::ColumnTotal)
+    );
     let titles: BTreeMap<(&str, &str), &str> = report
         .checks
         .iter()

@@ -5,9 +5,12 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::curriculum::workbook::display_path;
+use crate::curriculum::translation;
 use crate::curriculum::workbook::{Rubric, Workbook};
 use crate::progress::Progress;
+use crate::report::book_lang::learner_page;
+use crate::report::lang;
+use crate::report::words::{Key, t, tf};
 
 /// Show the next hint for a chapter (each call reveals one more).
 #[derive(Debug, Args)]
@@ -31,15 +34,18 @@ pub fn reveal(workbook: &Workbook, wanted: Option<&str>, again: bool) -> Result<
         Some(id) => workbook.ready_chapter(id)?,
         None => progress
             .next_chapter(workbook)
-            .context("every chapter passes: no hints needed")?,
+            .context(t(Key::NoHintsNeeded))?,
     };
-    let rubric = Rubric::load(&workbook.checks_dir(chapter))?;
+    let mut rubric = Rubric::load(&workbook.checks_dir(chapter))?;
+    translation::apply(&mut rubric, lang::current());
     let total = rubric.hints.len();
     if total == 0 {
         println!(
-            "{} has no hints. The book page is {}.",
-            chapter.id,
-            display_path(workbook, &workbook.page(chapter))
+            "{}",
+            tf(
+                Key::NoHints,
+                &[&chapter.id, &learner_page(workbook, chapter)]
+            )
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -52,23 +58,20 @@ pub fn reveal(workbook: &Workbook, wanted: Option<&str>, again: bool) -> Result<
     entry.hints_seen = seen;
     for (index, hint) in rubric.hints.iter().enumerate().take(seen) {
         println!(
-            "Hint {} of {total} for {}:\n  {hint}\n",
-            index + 1,
-            chapter.id
+            "{}\n  {hint}\n",
+            tf(Key::HintOf, &[&(index + 1), &total, &chapter.id])
         );
     }
     if seen == total {
         println!(
-            "That was the last hint. The book explains every check: {}. \
-             As a last resort, `cargo xtask solution {} --force` shows the reference solution.",
-            display_path(workbook, &workbook.page(chapter)),
-            chapter.id
+            "{}",
+            tf(
+                Key::LastHint,
+                &[&learner_page(workbook, chapter), &chapter.id]
+            )
         );
     } else {
-        println!(
-            "Run `cargo xtask hint {}` again for the next hint.",
-            chapter.id
-        );
+        println!("{}", tf(Key::NextHint, &[&chapter.id]));
     }
     progress.save(workbook)?;
     Ok(ExitCode::SUCCESS)

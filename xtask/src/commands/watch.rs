@@ -19,6 +19,7 @@ use crate::curriculum::workbook::{Chapter, Workbook};
 use crate::grade::grader::{Grader, Target};
 use crate::progress::Progress;
 use crate::report::text;
+use crate::report::words;
 use crate::sandbox::RawTerminal;
 use crate::term::{self, Style};
 
@@ -52,7 +53,7 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
         None => match Progress::load(&workbook).next_chapter(&workbook) {
             Some(chapter) => chapter.clone(),
             None => {
-                println!("Every chapter passes. `cargo xtask list` shows them all.");
+                println!("{}", words::t(words::Key::EveryChapterPasses));
                 return Ok(ExitCode::SUCCESS);
             }
         },
@@ -65,8 +66,8 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
     // its end of input is no request to stop.
     let keys = std::io::stdin().is_terminal().then(read_keys);
     let footer = match keys {
-        Some(_) => "watching for changes — h hint · l list · c check · q quit",
-        None => "watching for changes — keys are off (input is not a terminal); Ctrl-C stops",
+        Some(_) => words::t(words::Key::WatchKeys),
+        None => words::t(words::Key::WatchNoKeys),
     };
     let watched = workbook.exercise_dir(&chapter);
     let mut seen = snapshot(&watched);
@@ -120,21 +121,25 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str)
         ..Grader::new(workbook)
     };
     let result = match reset::broken_manifest(workbook, chapter) {
-        Some(broken) => Err(anyhow!("{} cannot be graded: {broken}", chapter.id)),
+        Some(broken) => Err(anyhow!(
+            "{}",
+            words::tf(words::Key::CannotBeGraded, &[&chapter.id, &broken])
+        )),
         None => grader.grade(chapter, &Target::Exercise),
     };
     match result {
-        Ok(result) => {
+        Ok(mut result) => {
+            crate::report::book_lang::localize(workbook, &mut result);
             print!("{}", check::departures(&grader, chapter, style));
             print!("{}", text::render(&result, style, text::Layout::Brief));
             if let Err(error) = Progress::record(workbook, chapter, &result) {
-                eprintln!("note: progress not saved: {error:#}");
+                eprintln!(
+                    "{}",
+                    words::tf(words::Key::ProgressNotSaved, &[&format!("{error:#}")])
+                );
             }
             if result.passed {
-                println!(
-                    "\n{} passes. Move on with `cargo xtask watch` (next chapter) or keep polishing.",
-                    chapter.id
-                );
+                println!("\n{}", words::tf(words::Key::WatchPasses, &[&chapter.id]));
             }
         }
         Err(error) => eprintln!("error: {error:#}"),

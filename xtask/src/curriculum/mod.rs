@@ -8,4 +8,5 @@ pub mod line_changes;
 pub mod mutants;
 pub mod shipped;
 pub mod shown_answers;
+pub mod translation;
 pub mod workbook;

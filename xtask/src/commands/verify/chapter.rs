@@ -17,9 +17,11 @@ use crate::build::manifest_toml::CrateManifest;
 use crate::curriculum::mutants;
 use crate::curriculum::shipped::{self, Shipped};
 use crate::curriculum::shown_answers;
+use crate::curriculum::translation::{self, Coverage};
 use crate::curriculum::workbook::display_path;
 use crate::curriculum::workbook::{Chapter, Rubric, Workbook, read_text_lf, rust_files};
 use crate::grade::runner::{OUTPUT_LIMIT_BYTES, TESTS_MEMORY_BYTES};
+use crate::report::lang::Lang;
 use crate::report::model::{CheckResult, Report};
 use crate::report::text::explain;
 use crate::sandbox::{self, Ending, Limits};
@@ -92,8 +94,28 @@ pub fn verify_structure(
         format!("{}: has hints", chapter.id),
     );
     verify_shipped_record(workbook, chapter, findings)?;
+    verify_translation(chapter, rubric, findings);
     verify_page(workbook, chapter, rubric, findings);
     verify_no_answer_on_page(workbook, chapter, rubric, findings)
+}
+
+/// The rubric's Japanese (`ja.toml`), when there is one, has exactly its hints and rules; a
+/// chapter without one is counted, not failed.
+fn verify_translation(chapter: &Chapter, rubric: &Rubric, findings: &mut Findings) {
+    let id = &chapter.id;
+    match translation::coverage(&rubric.dir, rubric, Lang::Ja) {
+        Coverage::Complete => findings.ok(format!(
+            "{id}: ja.toml has its {} hints and {} rules",
+            rubric.hints.len(),
+            rubric.checks.len()
+        )),
+        Coverage::Missing { hints, titles } => findings.note(format!(
+            "{id}: no ja.toml: {hints} hints and {titles} rules are English only"
+        )),
+        Coverage::Inconsistent(problems) => {
+            findings.fail(format!("{id}: ja.toml: {}", problems.join("; ")));
+        }
+    }
 }
 
 /// Package names, given files, what the exercise leaves to do and that the solution does it all.
