@@ -32,6 +32,8 @@ mod path;
     reason = "the plotting library serves every chapter; no single chapter uses all of it"
 )]
 mod plot;
+#[path = "../../src/report/xml.rs"]
+mod xml;
 
 use std::collections::BTreeSet;
 use std::fs;

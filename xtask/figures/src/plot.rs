@@ -652,21 +652,8 @@ pub fn format_number(value: f64, decimals: usize) -> String {
     }
 }
 
-/// Escapes text for XML content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+/// Escapes text for XML content and attribute values (the grader's JUnit writer uses it too).
+pub use crate::xml::escape;
 
 /// A coordinate rounded to 0.1 and printed without trailing ".0" (and never as "-0").
 fn num(value: f64) -> String {

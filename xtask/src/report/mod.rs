@@ -7,3 +7,4 @@ pub mod formats;
 pub mod grade_text;
 pub mod model;
 pub mod text;
+pub mod xml;
