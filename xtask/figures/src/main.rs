@@ -218,6 +218,21 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../book/src/figures")
     }
 
+    /// Every chapter's figures: the same bytes twice, valid names, well-formed SVG.
+    #[test]
+    fn figures_are_deterministic_and_well_formed() {
+        for chapter in CHAPTERS {
+            let first = chapter();
+            assert_eq!(first, chapter());
+            for figure in &first {
+                assert_eq!(figure.name_problem(), None);
+                if figure.extension == "svg" {
+                    crate::plot::tests::assert_well_formed(&figure.svg);
+                }
+            }
+        }
+    }
+
     #[test]
     fn figure_names_are_valid_and_unique() {
         let figures = all_figures().expect("valid figures");
