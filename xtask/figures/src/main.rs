@@ -27,10 +27,6 @@ mod ch26;
 mod ch27;
 mod figure;
 mod path;
-#[allow(
-    dead_code,
-    reason = "the plotting library serves every chapter; no single chapter uses all of it"
-)]
 mod plot;
 #[path = "../../src/report/xml.rs"]
 mod xml;
