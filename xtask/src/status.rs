@@ -69,6 +69,7 @@ fn print_line(line: &str) {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut err = std::io::stderr().lock();
+    // A status line stderr cannot take is left out: it must never stop a grading.
     let _ = writeln!(err, "{line}");
     let _ = err.flush();
     *last = (Instant::now(), true);
@@ -262,6 +263,7 @@ fn fit(line: &str, width: usize) -> String {
 /// Shows `line` as the one status line on stderr, in place of the last one.
 fn draw(line: &str) {
     let mut err = std::io::stderr().lock();
+    // A status line stderr cannot take is left out: it must never stop a grading.
     let _ = write!(err, "\r\x1b[2K{line}");
     let _ = err.flush();
 }

@@ -51,6 +51,10 @@ impl Style {
 /// (restoring the terminal on the way), which ends with status 0 (see [`is_closed_stdout`]);
 /// any other thread ends the process at once, with status 0. Other panics reach the hook that
 /// was there before.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a panic hook on another thread cannot return to main"
+)]
 pub fn quiet_when_stdout_closes() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {

@@ -135,28 +135,9 @@ pub fn write_crate_copy(source: &Path, target: &Path, copy: &CrateCopy) -> Resul
 pub fn crate_files(dir: &Path) -> Result<Vec<(String, String)>> {
     let mut files = Vec::new();
     for folder in ["src", "tests", "examples"] {
-        collect(dir, &dir.join(folder), &mut files)?;
-    }
-    Ok(files)
-}
-
-fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> Result<()> {
-    if !dir.is_dir() {
-        return Ok(());
-    }
-    for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
-        let path = entry?.path();
-        if path.is_dir() {
-            collect(root, &path, files)?;
-        } else {
+        for path in crate::util::files_under(&dir.join(folder), &[])? {
             // Written with `/` whatever the platform, as mutant edits name their files.
-            let relative = path
-                .strip_prefix(root)
-                .expect("below root")
-                .components()
-                .map(|part| part.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
+            let relative = crate::util::slash_path(path.strip_prefix(dir).expect("below dir"));
             // Unix line endings whatever the checkout, as mutant `find` strings are written.
             let text = read_text_lf(&path)
                 .ok()
@@ -165,7 +146,7 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) -> Result
             files.push((relative, text));
         }
     }
-    Ok(())
+    Ok(files)
 }
 
 /// The source's manifest made stand-alone, under another package name.

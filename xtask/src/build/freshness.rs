@@ -175,20 +175,12 @@ fn input_files(
     for file in ["Cargo.toml", "Cargo.lock.source", "checks.rs"] {
         files.insert(harness_dir.join(file));
     }
-    let mut pending: Vec<PathBuf> = sources.to_vec();
-    pending.push(graded_dir.to_path_buf());
-    while let Some(path) = pending.pop() {
+    for path in sources.iter().chain([&graded_dir.to_path_buf()]) {
         if path.is_dir() {
-            if let Ok(entries) = std::fs::read_dir(&path) {
-                for entry in entries.flatten() {
-                    let name = entry.file_name();
-                    if name != "target" && name != ".git" {
-                        pending.push(entry.path());
-                    }
-                }
-            }
+            let below = crate::util::files_under(path, &["target", ".git"]);
+            files.extend(below.unwrap_or_default());
         } else {
-            files.insert(path);
+            files.insert(path.clone());
         }
     }
     // Manifests and cargo configuration above the graded crate, the harness and the current

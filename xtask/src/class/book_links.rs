@@ -6,7 +6,7 @@
 //! Japanese the links lead to the Japanese edition (`ja/`).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 use crate::class::html::BookLinks;
@@ -170,21 +170,11 @@ fn modified(path: &Path) -> Option<SystemTime> {
 
 /// The latest modification time of `path` or anything below it.
 fn newest(path: &Path) -> Option<SystemTime> {
-    let mut latest = modified(path);
-    let mut pending: Vec<PathBuf> = vec![path.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            latest = latest.max(modified(&path));
-            if path.is_dir() {
-                pending.push(path);
-            }
-        }
-    }
-    latest
+    let below = crate::util::entries_under(path, &[]).unwrap_or_default();
+    below
+        .iter()
+        .map(|entry| modified(&entry.path))
+        .fold(modified(path), Option::max)
 }
 
 #[cfg(test)]

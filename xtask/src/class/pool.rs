@@ -23,7 +23,6 @@ use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 
 use crate::class::cleanup;
-use crate::class::fingerprint::files_under;
 use crate::class::reports::{ERROR_SCHEMA, GradingError};
 use crate::class::roster::Student;
 use crate::class::stamp;
@@ -31,6 +30,7 @@ use crate::curriculum::workbook::{Chapter, Workbook};
 use crate::report::model::{GRADE_SCHEMA, SkippedPolicy};
 use crate::sandbox::{self, Ending, Limits};
 use crate::util::FolderLock;
+use crate::util::{NOT_SOURCE_FOLDERS, files_under};
 
 /// The most a student's graded files may weigh; a larger copy is not graded.
 const COPY_LIMIT_BYTES: u64 = 256 * 1024 * 1024;
@@ -323,7 +323,10 @@ fn prepare_copy(source: &Path, copy: &Path, chapters: &[Chapter]) -> Result<()> 
         }
     }
     for chapter in chapters {
-        files.extend(files_under(&source.join("exercises").join(chapter.stem()))?);
+        files.extend(files_under(
+            &source.join("exercises").join(chapter.stem()),
+            &NOT_SOURCE_FOLDERS,
+        )?);
     }
     let mut copied = 0;
     for file in files {

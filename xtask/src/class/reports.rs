@@ -295,7 +295,7 @@ fn list_or_none(items: &[&str]) -> String {
 /// with the student each names: the file's stem, less `.error` for an error record.
 pub fn files_in(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
     let mut found = Vec::new();
-    for file in crate::class::fingerprint::files_under(dir)? {
+    for file in crate::util::files_under(dir, &crate::util::NOT_SOURCE_FOLDERS)? {
         if file.extension().is_none_or(|ext| ext != "json") {
             continue;
         }

@@ -528,19 +528,10 @@ fn timed_report(command: &mut Command) -> Result<(Timed, Value)> {
 
 /// The size of every file below `dir`, in bytes.
 fn folder_size(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            match entry.metadata() {
-                Ok(meta) if meta.is_dir() => pending.push(entry.path()),
-                Ok(meta) => total += meta.len(),
-                Err(_) => {}
-            }
-        }
-    }
-    total
+    crate::util::files_under(dir, &[])
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|file| std::fs::metadata(file).ok())
+        .map(|meta| meta.len())
+        .sum()
 }

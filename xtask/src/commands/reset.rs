@@ -79,7 +79,7 @@ pub fn restore_command(chapter: &Chapter, file: &str) -> String {
 fn reset_exercise(workbook: &Workbook, chapter: &Chapter, shipped: &Shipped) -> Result<ExitCode> {
     let exercise = workbook.exercise_dir(chapter);
     let backup = new_backup_dir(workbook, chapter);
-    copy_tree(&exercise, &backup)?;
+    crate::util::copy_tree(&exercise, &backup, &["target"])?;
     println!("{}", tf(Key::BackedUp, &[&display_path(workbook, &backup)]));
     let restored = shipped::restore(&workbook.root, &exercise, shipped)?;
     let relative = display_path(workbook, &exercise);
@@ -241,24 +241,6 @@ fn shell_path(workbook: &Workbook, path: &Path) -> String {
     } else {
         shown
     }
-}
-
-/// Copies `from` into `to`, skipping build output.
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    for entry in std::fs::read_dir(from).with_context(|| format!("listing {}", from.display()))? {
-        let entry = entry?;
-        let path = entry.path();
-        let target: PathBuf = to.join(entry.file_name());
-        if path.is_dir() {
-            if entry.file_name() != "target" {
-                copy_tree(&path, &target)?;
-            }
-        } else {
-            copy_file(&path, &target)?;
-        }
-    }
-    Ok(())
 }
 
 /// Copies the file `from` to `to`, making `to`'s folder first.

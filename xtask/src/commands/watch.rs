@@ -165,25 +165,14 @@ pub type Snapshot = BTreeMap<PathBuf, (Option<SystemTime>, u64)>;
 
 /// Modification times and sizes of every file below `dir` (outside `target/`).
 pub fn snapshot(dir: &Path) -> Snapshot {
-    let mut files = BTreeMap::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_dir() {
-                if entry.file_name() != "target" {
-                    pending.push(path);
-                }
-            } else {
-                files.insert(path, (meta.modified().ok(), meta.len()));
-            }
-        }
-    }
+    let files = crate::util::files_under(dir, &["target"]).unwrap_or_default();
     files
+        .into_iter()
+        .filter_map(|path| {
+            let meta = std::fs::metadata(&path).ok()?;
+            Some((path, (meta.modified().ok(), meta.len())))
+        })
+        .collect()
 }
 
 /// Keys from stdin, a terminal, one at a time.

@@ -17,12 +17,12 @@ use toml::{Table, Value};
 
 use crate::build::harness;
 use crate::build::manifest_toml::CrateManifest;
-use crate::class::fingerprint::files_under;
 use crate::curriculum::shown_answers::is_ident;
 use crate::curriculum::workbook::Workbook;
 use crate::grade::grader::{Grader, Target};
 use crate::sandbox;
 use crate::util::write_if_changed;
+use crate::util::{NOT_SOURCE_FOLDERS, files_under};
 
 /// Writes the mirror into `target_dir/lint` and returns its root manifest.
 pub fn write(workbook: &Workbook, target_dir: &Path) -> Result<PathBuf> {
@@ -160,7 +160,7 @@ fn mirror_member(
 /// comment (in `#[test]`, `#[tokio::test]`, `cfg(test)`, `cfg(all(test, …))`). The word in a
 /// string or a name only costs a check that was not needed.
 fn has_tests(dir: &Path) -> Result<bool> {
-    for path in files_under(dir)? {
+    for path in files_under(dir, &NOT_SOURCE_FOLDERS)? {
         if path.extension().is_none_or(|ext| ext != "rs") {
             continue;
         }

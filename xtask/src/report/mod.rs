@@ -10,3 +10,4 @@ pub mod lang;
 pub mod model;
 pub mod text;
 pub mod words;
+pub mod xml;
