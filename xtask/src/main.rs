@@ -11,6 +11,7 @@ mod commands;
 mod cross;
 mod curriculum;
 mod grade;
+mod lang;
 mod progress;
 mod report;
 mod sandbox;
@@ -37,7 +38,7 @@ struct Cli {
     /// The language the grader speaks (default: $WORKBOOK_LANG, else the locale; English
     /// unless either begins with `ja`).
     #[arg(long, global = true, value_enum, value_name = "LANG")]
-    lang: Option<report::lang::Lang>,
+    lang: Option<lang::Lang>,
     #[command(subcommand)]
     command: Command,
 }
@@ -72,7 +73,7 @@ fn main() -> ExitCode {
     }
     term::quiet_when_stdout_closes();
     let cli = Cli::parse();
-    report::lang::set(cli.lang);
+    lang::set(cli.lang);
     if !matches!(cli.command, Command::BookPreprocess(_)) {
         build::fast_path::set_up();
     }
@@ -101,7 +102,7 @@ fn main() -> ExitCode {
             let error = format!("{error:#}");
             eprintln!(
                 "{}",
-                report::words::tf(report::words::Key::ErrorPrefix, &[&error])
+                lang::words::tf(lang::words::Key::ErrorPrefix, &[&error])
             );
             ExitCode::from(2)
         }

@@ -103,8 +103,8 @@ impl Progress {
         serde_json::from_str(&text).unwrap_or_else(|_| {
             eprintln!(
                 "{}",
-                crate::report::words::tf(
-                    crate::report::words::Key::ProgressUnreadable,
+                crate::lang::words::tf(
+                    crate::lang::words::Key::ProgressUnreadable,
                     &[&path.display()]
                 )
             );

@@ -8,7 +8,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::report::words;
+use crate::lang::words;
 
 /// How the status reaches stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

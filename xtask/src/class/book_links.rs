@@ -12,7 +12,7 @@ use std::time::SystemTime;
 use crate::class::html::BookLinks;
 use crate::class::model::ClassReport;
 use crate::curriculum::workbook::Workbook;
-use crate::report::lang::{self, Lang};
+use crate::lang::{self, Lang};
 
 /// The variable that names a hosted book when `--book-url` does not.
 pub const BOOK_URL_VARIABLE: &str = "WORKBOOK_BOOK_URL";

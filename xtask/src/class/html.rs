@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use std::fmt::{self, Write};
 
 use crate::class::model::{CheckShare, ClassReport, StudentChapter, StudentRow};
+use crate::lang;
+use crate::lang::words::{Key, t};
 use crate::report::chapter_status::ChapterStatus;
-use crate::report::lang;
-use crate::report::words::{Key, t};
 
 /// Where the page's book links lead: a section's `book/src/<page>.md#<anchor>` → the address of
 /// that section. A section without an address is named without a link, never with a dead one.

@@ -233,7 +233,9 @@ pub fn build(
 ) -> anyhow::Result<ClassReport> {
     let rubrics: Vec<Rubric> = chapters
         .iter()
-        .map(|chapter| Rubric::for_chapter(workbook, chapter, checks_dir))
+        .map(|chapter| {
+            crate::curriculum::translation::learners_rubric(workbook, chapter, checks_dir)
+        })
         .collect::<anyhow::Result<_>>()?;
     let max_total: f64 = chapters.iter().map(|c| f64::from(c.weight)).sum();
     let students: Vec<StudentRow> = entries

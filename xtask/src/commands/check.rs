@@ -12,11 +12,11 @@ use crate::curriculum::shipped::{Departure, Shipped};
 use crate::curriculum::workbook::display_path;
 use crate::curriculum::workbook::{Chapter, Workbook};
 use crate::grade::grader::{Grader, Target};
+use crate::lang::words::{Key, t, tf};
 use crate::progress::Progress;
 use crate::report::book_lang::learner_page;
 use crate::report::model::Report;
 use crate::report::text::{self, Layout};
-use crate::report::words::{Key, t, tf};
 use crate::term::{self, Style};
 
 /// Which crate to grade and with which checks.

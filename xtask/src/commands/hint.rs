@@ -7,10 +7,10 @@ use clap::Args;
 
 use crate::curriculum::translation;
 use crate::curriculum::workbook::{Rubric, Workbook};
+use crate::lang;
+use crate::lang::words::{Key, t, tf};
 use crate::progress::Progress;
 use crate::report::book_lang::learner_page;
-use crate::report::lang;
-use crate::report::words::{Key, t, tf};
 
 /// Show the next hint for a chapter (each call reveals one more).
 #[derive(Debug, Args)]

@@ -7,9 +7,9 @@ use anyhow::Result;
 use clap::Args;
 
 use crate::curriculum::workbook::Workbook;
+use crate::lang::words::{self, Key, t, tf};
 use crate::progress::{ChapterProgress, Progress, now};
 use crate::report::book_lang;
-use crate::report::words::{self, Key, t, tf};
 use crate::term::{self, Style};
 
 /// List the chapters with your progress.

@@ -12,7 +12,7 @@ use clap::Args;
 use crate::curriculum::shipped::{self, Shipped};
 use crate::curriculum::workbook::display_path;
 use crate::curriculum::workbook::{Chapter, Workbook};
-use crate::report::words::{Key, tf};
+use crate::lang::words::{Key, tf};
 
 /// Restore an exercise, or some of its files, to the shipped state (your files are backed up
 /// first).

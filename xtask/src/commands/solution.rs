@@ -8,8 +8,8 @@ use clap::Args;
 use crate::curriculum::shown_answers;
 use crate::curriculum::workbook::display_path;
 use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::lang::words::{Key, tf};
 use crate::progress::Progress;
-use crate::report::words::{Key, tf};
 
 /// Show the reference solution of a chapter you have passed (or any, with --force): the files you
 /// write in it.

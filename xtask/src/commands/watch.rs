@@ -17,9 +17,9 @@ use crate::build::compile::BuildOptions;
 use crate::commands::{check, hint, list, reset};
 use crate::curriculum::workbook::{Chapter, Workbook};
 use crate::grade::grader::{Grader, Target};
+use crate::lang::words;
 use crate::progress::Progress;
 use crate::report::text;
-use crate::report::words;
 use crate::sandbox::RawTerminal;
 use crate::term::{self, Style};
 

@@ -9,8 +9,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use crate::curriculum::workbook::Rubric;
-use crate::report::lang::Lang;
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::lang::Lang;
 
 /// One `<lang>.toml`.
 #[derive(Debug, Default, Deserialize)]
@@ -45,6 +45,18 @@ impl Translation {
             .map(Some)
             .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
     }
+}
+
+/// The chapter's rubric (see [`Rubric::for_chapter`]) with its hints and rules in the learner's
+/// language, where `<lang>.toml` has them.
+pub fn learners_rubric(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    private: Option<&Path>,
+) -> Result<Rubric> {
+    let mut rubric = Rubric::for_chapter(workbook, chapter, private)?;
+    apply(&mut rubric, crate::lang::current());
+    Ok(rubric)
 }
 
 /// Puts `rubric`'s hints and rules into `lang` where its translation files have them: the hints

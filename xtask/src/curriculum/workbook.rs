@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use crate::report::words::{Key, t, tf};
+use crate::lang::words::{Key, t, tf};
 
 /// The manifest's path, relative to the workspace root.
 pub const MANIFEST: &str = "xtask/workbook.toml";
@@ -487,7 +487,7 @@ impl Rubric {
 
     /// A chapter's rubric: the public one, or an instructor's private one from
     /// `<private>/<chapter>/`, which replaces the public checks or, with `include-public = true`,
-    /// adds to them; its hints and rules in the learner's language.
+    /// adds to them (in English: `translation::learners_rubric` gives the learner's language).
     pub fn for_chapter(
         workbook: &Workbook,
         chapter: &Chapter,
@@ -497,8 +497,6 @@ impl Rubric {
         if let Some(learner_tests) = &rubric.learner_tests {
             rubric.checks = suite_checks(learner_tests, &rubric.mutants_dir(workbook, chapter))?;
         }
-        // The hints and rules in the learner's language, where `ja.toml` has them.
-        crate::curriculum::translation::apply(&mut rubric, crate::report::lang::current());
         Ok(rubric)
     }
 

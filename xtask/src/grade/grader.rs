@@ -96,8 +96,12 @@ impl<'a> Grader<'a> {
 
     /// The rubric the grader uses for `chapter`.
     pub fn rubric(&self, chapter: &Chapter) -> Result<Rubric> {
-        Rubric::for_chapter(self.workbook, chapter, self.checks_dir.as_deref())
-            .with_context(|| format!("loading the checks of {}", chapter.id))
+        crate::curriculum::translation::learners_rubric(
+            self.workbook,
+            chapter,
+            self.checks_dir.as_deref(),
+        )
+        .with_context(|| format!("loading the checks of {}", chapter.id))
     }
 
     /// Grades `chapter` on the crate `target` names.

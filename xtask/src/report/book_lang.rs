@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::curriculum::workbook::{Chapter, Workbook, display_path};
-use crate::report::lang::{self, Lang};
+use crate::lang::{self, Lang};
 use crate::report::model::Report;
 
 /// Where the Japanese book is built, relative to the workbook.

@@ -2,9 +2,9 @@
 
 use std::fmt::{self, Write};
 
+use crate::lang::words::{self, Key, t, tf};
 use crate::report::model::Outcome;
 use crate::report::model::{CheckKind, CheckResult, Report};
-use crate::report::words::{self, Key, t, tf};
 use crate::term::Style;
 
 /// The narrowest the id column gets, so short ids still line up with the header.
@@ -622,7 +622,7 @@ mod tests {
 
     #[test]
     fn a_japanese_report_keeps_its_columns_and_says_nothing_in_english() {
-        use crate::report::lang::{Lang, speaking};
+        use crate::lang::{Lang, speaking};
         let text = speaking(Lang::Ja, || plain(&report(), Layout::Brief));
         let lines: Vec<&str> = text.lines().collect();
         assert!(

@@ -21,7 +21,7 @@ use crate::curriculum::translation::{self, Coverage};
 use crate::curriculum::workbook::display_path;
 use crate::curriculum::workbook::{Chapter, Rubric, Workbook, read_text_lf, rust_files};
 use crate::grade::runner::{OUTPUT_LIMIT_BYTES, TESTS_MEMORY_BYTES};
-use crate::report::lang::Lang;
+use crate::lang::Lang;
 use crate::report::model::{CheckResult, Report};
 use crate::report::text::explain;
 use crate::sandbox::{self, Ending, Limits};

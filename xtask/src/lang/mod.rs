@@ -1,6 +1,9 @@
 //! The language the grader speaks to the learner: English, or Japanese for a Japanese learner.
 //! Chosen once per run, in this order: `--lang`, else `WORKBOOK_LANG`, else the locale
 //! (`LC_ALL`, then `LC_MESSAGES`, then `LANG`) when it begins with `ja`; English otherwise.
+//! Every word a learner or an instructor reads is a key of [`words`], in both languages.
+
+pub mod words;
 
 use std::sync::OnceLock;
 

@@ -7,7 +7,7 @@
 
 use std::fmt::Display;
 
-use crate::report::lang::{self, Lang};
+use crate::lang::{self, Lang};
 
 /// Declares the keys with their texts: a key cannot exist without both languages.
 macro_rules! catalogue {
