@@ -531,7 +531,7 @@ fn below_ceiling_cause(limit: Duration, delay: Duration) -> String {
             " Your ceiling is the exact one divided by 2^{k}: an exponent {k} short (§8.3, §8.6)"
         );
     }
-    if !delay.is_zero() && delay.subsec_nanos() % 1_000_000 == 0 {
+    if !delay.is_zero() && delay.subsec_nanos().is_multiple_of(1_000_000) {
         return " Your ceiling is a whole number of milliseconds: keep every nanosecond, as \
                 Duration and u128 do (§8.3)"
             .to_owned();

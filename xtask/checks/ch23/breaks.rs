@@ -21,7 +21,7 @@ fn jittered(base: Duration, cap: Duration) -> BreakerConfig {
 
 /// `c = min(cap, base · 2^(n−1))`, computed in nanoseconds that cannot overflow here.
 fn ceiling(base: Duration, cap: Duration, n: u32) -> Duration {
-    let grown = if n - 1 >= 100 {
+    let grown = if n > 100 {
         u128::MAX
     } else {
         base.as_nanos().saturating_mul(1_u128 << (n - 1))
