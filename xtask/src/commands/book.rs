@@ -7,6 +7,7 @@ use std::process::{Command, ExitCode};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use crate::commands::book_i18n;
 use crate::tools::Tool;
 use crate::workbook::Workbook;
 
@@ -44,10 +45,70 @@ pub struct BookArgs {
     /// After building, test the book in headless Chromium (pages, figures, links, search, print).
     #[arg(long, conflicts_with = "serve")]
     pub test: bool,
+    /// Build only this edition: `en`, or a translation book.toml lists (`ja`, into
+    /// book/build/ja/). Without it, every edition is built.
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<String>,
+    /// (translators) Extract book/po/messages.pot from the English pages and merge it into every
+    /// book/po/<lang>.po (needs GNU gettext's msgmerge).
+    #[arg(long, conflicts_with_all = ["serve", "test", "open"])]
+    pub update_po: bool,
+    /// (translators) Pair translated Markdown pages in DIR (same paths as under book/src) with the
+    /// English ones, message by message, into book/po/<lang>.po; needs --lang.
+    #[arg(long, value_name = "DIR", requires = "lang", conflicts_with_all = ["serve", "test", "open"])]
+    pub import: Option<PathBuf>,
 }
 
 pub fn run(args: BookArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
+    if args.update_po || args.import.is_some() {
+        let mdbook = ensure_mdbook(&workbook)?;
+        if let (Some(dir), Some(lang)) = (&args.import, &args.lang) {
+            let all = book_i18n::import(&workbook, &mdbook, lang, dir)?;
+            return Ok(if all { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+        }
+        book_i18n::update_po(&workbook, &mdbook)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let translations: Vec<String> = book_i18n::languages(&workbook)?
+        .into_iter()
+        .map(|language| language.code)
+        .collect();
+    let english = match args.lang.as_deref() {
+        None | Some("en") => true,
+        Some(lang) if translations.iter().any(|code| code == lang) => false,
+        Some(lang) => bail!(
+            "the book has no {lang} edition (editions: en, {})",
+            translations.join(", ")
+        ),
+    };
+    if !english && args.serve {
+        let mdbook = MDBOOK_SERVE.ensure(&workbook)?;
+        let helpers = book_i18n::ensure_helpers(&workbook)?;
+        let status = Command::new(&mdbook)
+            .args(["serve", "--open"])
+            .arg(workbook.root.join("book"))
+            .envs(book_i18n::edition_env(&helpers, args.lang.as_deref().unwrap_or("en")))
+            .status()
+            .with_context(|| format!("running {}", mdbook.display()))?;
+        return Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+    }
+    if !english {
+        let lang = args.lang.as_deref().unwrap_or_default();
+        let mdbook = ensure_mdbook(&workbook)?;
+        if !book_i18n::build_edition(&workbook, &mdbook, lang, false)? {
+            bail!("mdbook could not build the {lang} edition");
+        }
+        let index = workbook.root.join(format!("book/build/{lang}/index.html"));
+        println!("The {lang} edition is at {}", index.display());
+        if args.open {
+            open_in_browser(&index);
+        }
+        if args.test {
+            return browser_test(&workbook);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let mdbook = if args.serve {
         MDBOOK_SERVE.ensure(&workbook)?
     } else {
@@ -67,8 +128,20 @@ pub fn run(args: BookArgs) -> Result<ExitCode> {
     if !status.success() {
         bail!("mdbook could not build the book");
     }
+    // The translations, each into its folder beside the English book (which mdBook's build
+    // empties first), unless only English was asked for.
+    if args.lang.is_none() {
+        for lang in &translations {
+            if !book_i18n::build_edition(&workbook, &mdbook, lang, false)? {
+                bail!("mdbook could not build the {lang} edition");
+            }
+        }
+    }
     let index = book.join("build/index.html");
     println!("The book is at {}", index.display());
+    for lang in translations.iter().filter(|_| args.lang.is_none()) {
+        println!("The {lang} edition is at {}", book.join(format!("build/{lang}/index.html")).display());
+    }
     if args.open {
         open_in_browser(&index);
     }
@@ -111,7 +184,7 @@ pub fn browser_test(workbook: &Workbook) -> Result<ExitCode> {
     })
 }
 
-/// Builds the book quietly (for verify); true when it built.
+/// Builds the book quietly (for verify), every edition; true when all built.
 pub fn builds(workbook: &Workbook) -> Result<bool> {
     let mdbook = ensure_mdbook(workbook)?;
     let output = Command::new(&mdbook)
@@ -121,8 +194,14 @@ pub fn builds(workbook: &Workbook) -> Result<bool> {
         .with_context(|| format!("running {}", mdbook.display()))?;
     if !output.status.success() {
         eprint!("{}", String::from_utf8_lossy(&output.stderr));
+        return Ok(false);
     }
-    Ok(output.status.success())
+    for language in book_i18n::languages(workbook)? {
+        if !book_i18n::build_edition(workbook, &mdbook, &language.code, true)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The mdbook binary: one on PATH at the right version, or ours in the target folder's tools/,

@@ -1,0 +1,923 @@
+//! The book's translations, kept the way mdbook-i18n-helpers keeps them: `book/po/messages.pot`
+//! is extracted from the English pages (`mdbook-xgettext`), `book/po/<lang>.po` holds one
+//! language's translation, and `mdbook-gettext` builds that language's edition into
+//! `book/build/<lang>/`. This module installs the helpers, builds an edition, updates the PO
+//! files, imports translated Markdown pages into a PO file, counts a PO file's coverage, and
+//! rebuilds a Japanese edition's search index so that Japanese words are found.
+//!
+//! A language is listed in `book/book.toml` as `[preprocessor.workbook.translations.<lang>]`;
+//! its `complete` setting says whether missing translations are an error (see AUTHORING.md).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Map, Value, json};
+
+use crate::workbook::Workbook;
+
+/// The mdbook-i18n-helpers release that speaks mdBook 0.5's preprocessor and renderer protocol
+/// (0.4.0 depends on mdbook-preprocessor 0.5; the 0.3 releases on mdBook 0.4).
+pub const HELPERS_VERSION: &str = "0.4.0";
+
+/// Where the helpers are installed, under the target folder.
+const HELPERS_FOLDER: &str = "tools/i18n";
+
+/// One translation the book has, as book.toml lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Language {
+    /// Its code, as `book.language` and the PO file's name: `ja`.
+    pub code: String,
+    /// True when every entry must be translated (ci fails otherwise); while false the
+    /// edition says on every page that its translation is in progress.
+    pub complete: bool,
+}
+
+/// The translations listed in book/book.toml, in the order they are listed.
+pub fn languages(workbook: &Workbook) -> Result<Vec<Language>> {
+    let path = workbook.root.join("book/book.toml");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    languages_in(&text)
+}
+
+fn languages_in(book_toml: &str) -> Result<Vec<Language>> {
+    let value: toml::Value = toml::from_str(book_toml).context("parsing book/book.toml")?;
+    let Some(table) = value
+        .get("preprocessor")
+        .and_then(|p| p.get("workbook"))
+        .and_then(|w| w.get("translations"))
+        .and_then(toml::Value::as_table)
+    else {
+        return Ok(Vec::new());
+    };
+    Ok(table
+        .iter()
+        .map(|(code, settings)| Language {
+            code: code.clone(),
+            complete: settings
+                .get("complete")
+                .and_then(toml::Value::as_bool)
+                .unwrap_or(false),
+        })
+        .collect())
+}
+
+/// The folder of the helpers' binaries (`mdbook-gettext`, `mdbook-xgettext`), installed with
+/// `cargo install` into the target folder the first time, unoptimised as mdBook is.
+pub fn ensure_helpers(workbook: &Workbook) -> Result<PathBuf> {
+    let root = workbook.target_dir().join(HELPERS_FOLDER);
+    let bin = root.join("bin");
+    let installed = std::fs::read_to_string(root.join(".crates.toml")).is_ok_and(|list| {
+        list.contains(&format!("\"mdbook-i18n-helpers {HELPERS_VERSION} "))
+    });
+    if installed && bin.join("mdbook-gettext").exists() && bin.join("mdbook-xgettext").exists() {
+        return Ok(bin);
+    }
+    println!(
+        "Installing mdbook-i18n-helpers {HELPERS_VERSION} into {} (once; under a minute)…",
+        root.display()
+    );
+    let status = Command::new(crate::util::cargo())
+        .args(["install", "mdbook-i18n-helpers", "--locked", "--quiet", "--debug"])
+        .args(["--version", HELPERS_VERSION, "--root"])
+        .arg(&root)
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
+        .status()
+        .context("running cargo install mdbook-i18n-helpers")?;
+    if !status.success() {
+        bail!(
+            "installing mdbook-i18n-helpers failed; `cargo install mdbook-i18n-helpers --version \
+             {HELPERS_VERSION}` by hand may say why"
+        );
+    }
+    Ok(bin)
+}
+
+/// The environment that makes `mdbook build book` build the `lang` edition into
+/// `book/build/<lang>/`: the gettext preprocessor runs after mdBook's includes and before the
+/// workbook's own preprocessor, so the chapter endings, glossary links and references are made
+/// from the translated text.
+pub fn edition_env(helpers: &Path, lang: &str) -> Vec<(String, String)> {
+    let gettext = json!({
+        "command": helpers.join("mdbook-gettext").display().to_string(),
+        "after": ["links"],
+        "before": ["workbook"],
+    });
+    vec![
+        ("MDBOOK_BOOK__LANGUAGE".to_owned(), lang.to_owned()),
+        ("MDBOOK_PREPROCESSOR__GETTEXT".to_owned(), gettext.to_string()),
+        ("MDBOOK_BUILD__BUILD_DIR".to_owned(), format!("build/{lang}")),
+    ]
+}
+
+/// Builds the `lang` edition into book/build/<lang>/ and makes its search find words of the
+/// language. Prints mdBook's output only when it fails (`quiet`). True when it built.
+pub fn build_edition(
+    workbook: &Workbook,
+    mdbook: &Path,
+    lang: &str,
+    quiet: bool,
+) -> Result<bool> {
+    let helpers = ensure_helpers(workbook)?;
+    let book = workbook.root.join("book");
+    let mut command = Command::new(mdbook);
+    command.arg("build").arg(&book).envs(edition_env(&helpers, lang));
+    let built = if quiet {
+        let output = command
+            .output()
+            .with_context(|| format!("running {}", mdbook.display()))?;
+        if !output.status.success() {
+            eprint!("{}", String::from_utf8_lossy(&output.stderr));
+        }
+        output.status.success()
+    } else {
+        command
+            .status()
+            .with_context(|| format!("running {}", mdbook.display()))?
+            .success()
+    };
+    if built && lang == "ja" {
+        reindex_search(&book.join("build").join(lang))?;
+    }
+    Ok(built)
+}
+
+/// Extracts the English book's messages into `dest/messages.pot` with line numbers rounded to
+/// `granularity` (0: file names only, which keeps the committed template's diffs small).
+fn extract(
+    workbook: &Workbook,
+    mdbook: &Path,
+    book: &Path,
+    dest: &Path,
+    granularity: usize,
+) -> Result<PathBuf> {
+    let helpers = ensure_helpers(workbook)?;
+    let output = json!({"xgettext": {
+        "command": helpers.join("mdbook-xgettext").display().to_string(),
+        "pot-file": "messages.pot",
+        "granularity": granularity,
+    }});
+    let run = Command::new(mdbook)
+        .arg("build")
+        .arg(book)
+        .env("MDBOOK_OUTPUT", output.to_string())
+        .env("MDBOOK_BUILD__BUILD_DIR", dest)
+        .output()
+        .with_context(|| format!("running {}", mdbook.display()))?;
+    if !run.status.success() {
+        eprint!("{}", String::from_utf8_lossy(&run.stderr));
+        bail!("extracting the messages of {} failed", book.display());
+    }
+    Ok(dest.join("messages.pot"))
+}
+
+/// `cargo xtask book --update-po`: extracts book/po/messages.pot from the English pages and
+/// merges it into every language's PO file with gettext's `msgmerge` (a translation whose
+/// English changed turns fuzzy; a new paragraph is untranslated).
+pub fn update_po(workbook: &Workbook, mdbook: &Path) -> Result<()> {
+    let po = workbook.root.join("book/po");
+    std::fs::create_dir_all(&po)?;
+    let scratch = workbook.work_dir().join("i18n/pot");
+    let pot = extract(workbook, mdbook, &workbook.root.join("book"), &scratch, 0)?;
+    std::fs::copy(&pot, po.join("messages.pot"))?;
+    println!("Extracted {}", po.join("messages.pot").display());
+    for language in languages(workbook)? {
+        let file = po.join(format!("{}.po", language.code));
+        if !file.exists() {
+            let template = std::fs::read_to_string(&pot)?;
+            std::fs::write(&file, template.replace("\"Language: en\\n\"", &format!("\"Language: {}\\n\"", language.code)))?;
+        }
+        msgmerge(&file, &po.join("messages.pot"))?;
+        let counts = Coverage::of(&std::fs::read_to_string(&file)?);
+        println!("{}: {}", file.display(), counts.summary());
+    }
+    Ok(())
+}
+
+/// Merges `template` into the PO file `po` in place, as gettext's msgmerge does.
+fn msgmerge(po: &Path, template: &Path) -> Result<()> {
+    let status = Command::new("msgmerge")
+        .args(["--quiet", "--update", "--backup=none", "--previous"])
+        .arg(po)
+        .arg(template)
+        .status()
+        .context(
+            "running msgmerge (translators need GNU gettext: `apt-get install gettext`, \
+             `brew install gettext`; reading or building the book does not)",
+        )?;
+    if !status.success() {
+        bail!("msgmerge {} failed", po.display());
+    }
+    Ok(())
+}
+
+/// `cargo xtask book --lang ja --import DIR`: pairs every translated page under `from` (same
+/// relative path as under book/src) with its English page, message by message, and writes the
+/// pairs into book/po/<lang>.po, then merges the template in. A page whose message count
+/// differs from the English one's is refused and named.
+pub fn import(workbook: &Workbook, mdbook: &Path, lang: &str, from: &Path) -> Result<bool> {
+    let scratch = workbook.work_dir().join("i18n/import");
+    let english_book = copy_book(workbook, &scratch.join("en"), None)?;
+    let translated_book = copy_book(workbook, &scratch.join(lang), Some(from))?;
+    let english = parse_po(&std::fs::read_to_string(extract(
+        workbook,
+        mdbook,
+        &english_book,
+        &scratch.join("en-pot"),
+        1,
+    )?)?);
+    let translated = parse_po(&std::fs::read_to_string(extract(
+        workbook,
+        mdbook,
+        &translated_book,
+        &scratch.join(format!("{lang}-pot")),
+        1,
+    )?)?);
+    let pages = translated_pages(from)?;
+    let (pairs, report) = pair_pages(&english, &translated, &pages);
+    for line in &report.lines {
+        println!("{line}");
+    }
+    update_po(workbook, mdbook)?;
+    let file = workbook.root.join(format!("book/po/{lang}.po"));
+    let mut catalog = parse_po(&std::fs::read_to_string(&file)?);
+    let mut set = 0;
+    for entry in catalog.iter_mut().filter(|e| !e.msgid.is_empty() && !e.obsolete) {
+        if let Some(text) = pairs.get(&entry.msgid) {
+            entry.msgstr = text.clone();
+            entry.flags.retain(|flag| flag != "fuzzy");
+            entry.previous.clear();
+            set += 1;
+        }
+    }
+    std::fs::write(&file, write_po(&catalog))?;
+    msgmerge(&file, &workbook.root.join("book/po/messages.pot"))?;
+    let counts = Coverage::of(&std::fs::read_to_string(&file)?);
+    println!(
+        "Imported {} page(s) ({} refused): {set} entries set. {}: {}",
+        report.imported,
+        report.refused,
+        file.display(),
+        counts.summary()
+    );
+    Ok(report.refused == 0)
+}
+
+/// The Markdown files under `from`, as paths relative to it (`ch08-full-jitter.md`).
+fn translated_pages(from: &Path) -> Result<Vec<String>> {
+    let mut pages = Vec::new();
+    for entry in walk(from)? {
+        let relative = entry.strip_prefix(from)?.to_string_lossy().replace('\\', "/");
+        if relative.ends_with(".md") {
+            pages.push(relative);
+        }
+    }
+    pages.sort();
+    Ok(pages)
+}
+
+fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            files.extend(walk(&path)?);
+        } else {
+            files.push(path);
+        }
+    }
+    Ok(files)
+}
+
+/// A copy of book/ (book.toml and src/) at `dest`, with the translated pages of `overlay` in
+/// place of the English ones. Includes name the repository by its absolute path, so the copy
+/// expands them as the book does.
+fn copy_book(workbook: &Workbook, dest: &Path, overlay: Option<&Path>) -> Result<PathBuf> {
+    if dest.exists() {
+        std::fs::remove_dir_all(dest)?;
+    }
+    let source = workbook.root.join("book/src");
+    let root = workbook.root.display().to_string();
+    let fix = |text: String| text.replace("{{#include ../../", &format!("{{{{#include {root}/"));
+    for file in walk(&source)? {
+        let relative = file.strip_prefix(&source)?;
+        let target = dest.join("src").join(relative);
+        std::fs::create_dir_all(target.parent().unwrap_or(dest))?;
+        let translated = overlay.map(|dir| dir.join(relative)).filter(|f| f.is_file());
+        let chosen = translated.as_deref().unwrap_or(&file);
+        if chosen.extension().is_some_and(|e| e == "md") {
+            std::fs::write(&target, fix(std::fs::read_to_string(chosen)?))?;
+        } else {
+            std::fs::copy(chosen, &target)?;
+        }
+    }
+    std::fs::copy(workbook.root.join("book/book.toml"), dest.join("book.toml"))?;
+    Ok(dest.to_path_buf())
+}
+
+/// What pairing the pages found.
+#[derive(Debug, Default)]
+pub struct PairReport {
+    pub imported: usize,
+    pub refused: usize,
+    pub lines: Vec<String>,
+}
+
+/// Each page's messages in the order they appear in it: (page, line, msgid).
+fn messages_by_page(catalog: &[PoEntry]) -> BTreeMap<String, Vec<(usize, String)>> {
+    let mut pages: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
+    for entry in catalog.iter().filter(|e| !e.msgid.is_empty()) {
+        for reference in &entry.references {
+            let (file, line) = reference
+                .rsplit_once(':')
+                .and_then(|(file, line)| Some((file, line.parse().ok()?)))
+                .unwrap_or((reference.as_str(), 0));
+            let page = file.strip_prefix("src/").unwrap_or(file).to_owned();
+            pages
+                .entry(page)
+                .or_default()
+                .push((line, entry.msgid.clone()));
+        }
+    }
+    for messages in pages.values_mut() {
+        messages.sort_by_key(|(line, _)| *line);
+    }
+    pages
+}
+
+/// Pairs the English and the translated extraction page by page, message by message: the
+/// English msgid maps to the translated text. A page whose message count differs is refused.
+pub fn pair_pages(
+    english: &[PoEntry],
+    translated: &[PoEntry],
+    pages: &[String],
+) -> (HashMap<String, String>, PairReport) {
+    let english = messages_by_page(english);
+    let translated = messages_by_page(translated);
+    let mut pairs: HashMap<String, String> = HashMap::new();
+    let mut report = PairReport::default();
+    for page in pages {
+        let (Some(en), Some(tr)) = (english.get(page), translated.get(page)) else {
+            report.refused += 1;
+            report
+                .lines
+                .push(format!("refused {page}: the English book has no such page"));
+            continue;
+        };
+        if en.len() != tr.len() {
+            report.refused += 1;
+            let first = en
+                .iter()
+                .zip(tr)
+                .position(|((_, e), (_, t))| block_kind(e) != block_kind(t))
+                .unwrap_or(en.len().min(tr.len()));
+            report.lines.push(format!(
+                "refused {page}: {} messages, the English page has {} (first difference near \
+                 message {}: English {:?})",
+                tr.len(),
+                en.len(),
+                first + 1,
+                en.get(first).map(|(_, m)| shorten(m)).unwrap_or_default()
+            ));
+            continue;
+        }
+        let mut conflicts = 0;
+        for ((_, source), (_, text)) in en.iter().zip(tr) {
+            match pairs.get(source) {
+                Some(earlier) if earlier != text => conflicts += 1,
+                Some(_) => {}
+                None => {
+                    pairs.insert(source.clone(), text.clone());
+                }
+            }
+        }
+        report.imported += 1;
+        let note = if conflicts > 0 {
+            format!(" ({conflicts} repeated English message(s) translated differently: the first kept)")
+        } else {
+            String::new()
+        };
+        report
+            .lines
+            .push(format!("imported {page}: {} messages{note}", en.len()));
+    }
+    (pairs, report)
+}
+
+/// A rough kind of a message, to point at the first place two pages' structures part.
+fn block_kind(message: &str) -> &'static str {
+    match message.trim_start().chars().next() {
+        Some('#') => "heading",
+        Some('|') => "table",
+        Some('<') => "html",
+        Some('`') => "code",
+        _ => "text",
+    }
+}
+
+fn shorten(message: &str) -> String {
+    message.chars().take(60).collect()
+}
+
+/// One entry of a PO file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PoEntry {
+    /// Comment lines other than references and flags, kept as they are (`#.`, `# `, `#|`).
+    pub comments: Vec<String>,
+    /// `#:` references (`src/ch08-full-jitter.md` or with `:line`).
+    pub references: Vec<String>,
+    /// `#,` flags (`fuzzy`).
+    pub flags: Vec<String>,
+    /// `#|` lines: the previous msgid msgmerge keeps beside a fuzzy entry.
+    pub previous: Vec<String>,
+    pub msgid: String,
+    pub msgstr: String,
+    /// An obsolete entry (`#~`), kept by msgmerge for later reuse.
+    pub obsolete: bool,
+}
+
+impl PoEntry {
+    pub fn fuzzy(&self) -> bool {
+        self.flags.iter().any(|flag| flag == "fuzzy")
+    }
+}
+
+/// Parses a PO file: entries, the header first (its msgid is empty).
+pub fn parse_po(text: &str) -> Vec<PoEntry> {
+    let mut entries = Vec::new();
+    let mut entry = PoEntry::default();
+    let mut field: Option<bool> = None; // Some(true): msgid, Some(false): msgstr.
+    let mut started = false;
+    let mut flush = |entry: &mut PoEntry, started: &mut bool| {
+        if *started {
+            entries.push(std::mem::take(entry));
+        }
+        *started = false;
+    };
+    for raw in text.lines() {
+        let (line, obsolete) = match raw.strip_prefix("#~") {
+            Some(rest) => (rest.trim_start(), true),
+            None => (raw, false),
+        };
+        if line.trim().is_empty() {
+            if !obsolete {
+                flush(&mut entry, &mut started);
+                field = None;
+            }
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("msgid ") {
+            if field == Some(false) {
+                flush(&mut entry, &mut started);
+            }
+            started = true;
+            entry.obsolete |= obsolete;
+            entry.msgid = unquote(rest);
+            field = Some(true);
+        } else if let Some(rest) = line.strip_prefix("msgstr ") {
+            entry.msgstr = unquote(rest);
+            field = Some(false);
+        } else if line.starts_with('"') {
+            match field {
+                Some(true) => entry.msgid.push_str(&unquote(line)),
+                Some(false) => entry.msgstr.push_str(&unquote(line)),
+                None => {}
+            }
+        } else if line.starts_with('#') {
+            if field == Some(false) {
+                flush(&mut entry, &mut started);
+                field = None;
+            }
+            started = true;
+            if let Some(rest) = line.strip_prefix("#:") {
+                entry
+                    .references
+                    .extend(rest.split_whitespace().map(str::to_owned));
+            } else if let Some(rest) = line.strip_prefix("#,") {
+                entry
+                    .flags
+                    .extend(rest.split(',').map(|f| f.trim().to_owned()));
+            } else if line.starts_with("#|") {
+                entry.previous.push(line.to_owned());
+            } else {
+                entry.comments.push(line.to_owned());
+            }
+        }
+    }
+    flush(&mut entry, &mut started);
+    entries
+}
+
+/// The text of one quoted PO string, escapes undone.
+fn unquote(quoted: &str) -> String {
+    let inner = quoted
+        .trim()
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or_default();
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+/// A PO string, quoted, split after each newline as gettext writes it.
+fn quote(text: &str) -> String {
+    let escape = |s: &str| {
+        s.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('\t', "\\t")
+            .replace('\r', "\\r")
+            .replace('\n', "\\n")
+    };
+    let pieces: Vec<&str> = text.split_inclusive('\n').collect();
+    if pieces.len() <= 1 {
+        return format!("\"{}\"", escape(text));
+    }
+    let mut out = String::from("\"\"");
+    for piece in pieces {
+        out.push_str(&format!("\n\"{}\"", escape(piece)));
+    }
+    out
+}
+
+/// Writes entries back as a PO file (msgmerge rewraps it afterwards).
+pub fn write_po(entries: &[PoEntry]) -> String {
+    let mut out = String::new();
+    for entry in entries {
+        let prefix = if entry.obsolete { "#~ " } else { "" };
+        for comment in &entry.comments {
+            out.push_str(comment);
+            out.push('\n');
+        }
+        if !entry.references.is_empty() {
+            out.push_str(&format!("#: {}\n", entry.references.join(" ")));
+        }
+        if !entry.flags.is_empty() {
+            out.push_str(&format!("#, {}\n", entry.flags.join(", ")));
+        }
+        for previous in &entry.previous {
+            out.push_str(previous);
+            out.push('\n');
+        }
+        for (keyword, text) in [("msgid", &entry.msgid), ("msgstr", &entry.msgstr)] {
+            let quoted = quote(text).replace('\n', &format!("\n{prefix}"));
+            out.push_str(&format!("{prefix}{keyword} {quoted}\n"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// How much of a PO file is translated.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Coverage {
+    pub translated: usize,
+    pub untranslated: usize,
+    pub fuzzy: usize,
+    /// Pages (files named by references) every entry of which is translated.
+    pub pages_done: usize,
+    pub pages: usize,
+}
+
+impl Coverage {
+    pub fn of(po: &str) -> Self {
+        let mut counts = Coverage::default();
+        let mut pages: BTreeMap<String, bool> = BTreeMap::new();
+        for entry in parse_po(po)
+            .iter()
+            .filter(|e| !e.msgid.is_empty() && !e.obsolete)
+        {
+            let done = !entry.fuzzy() && !entry.msgstr.is_empty();
+            if entry.fuzzy() {
+                counts.fuzzy += 1;
+            } else if done {
+                counts.translated += 1;
+            } else {
+                counts.untranslated += 1;
+            }
+            let files: BTreeSet<&str> = entry
+                .references
+                .iter()
+                .map(|r| r.split(':').next().unwrap_or(r))
+                .collect();
+            for file in files {
+                let all = pages.entry(file.to_owned()).or_insert(true);
+                *all &= done;
+            }
+        }
+        counts.pages = pages.keys().filter(|p| !p.ends_with("SUMMARY.md")).count();
+        counts.pages_done = pages
+            .iter()
+            .filter(|(page, done)| **done && !page.ends_with("SUMMARY.md"))
+            .count();
+        counts
+    }
+
+    pub fn complete(&self) -> bool {
+        self.untranslated == 0 && self.fuzzy == 0
+    }
+
+    pub fn summary(&self) -> String {
+        format!(
+            "{} translated, {} untranslated, {} fuzzy; {} of {} pages fully translated",
+            self.translated, self.untranslated, self.fuzzy, self.pages_done, self.pages
+        )
+    }
+}
+
+/// For `cargo xtask ci`: each translation's counts, and whether it passes (a language marked
+/// complete must have no untranslated or fuzzy entry; one still in progress always passes).
+pub fn coverage_report(workbook: &Workbook) -> Result<Vec<(String, bool)>> {
+    let mut results = Vec::new();
+    for language in languages(workbook)? {
+        let file = workbook.root.join(format!("book/po/{}.po", language.code));
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let counts = Coverage::of(&text);
+        let ok = !language.complete || (!text.is_empty() && counts.complete());
+        println!(
+            "   {}: {} ({})",
+            language.code,
+            counts.summary(),
+            if language.complete {
+                "marked complete: every entry must be translated"
+            } else {
+                "in progress: `complete = true` in book/book.toml makes this a failure"
+            }
+        );
+        results.push((language.code, ok));
+    }
+    Ok(results)
+}
+
+/// The text a Japanese edition's search indexes and searches for: words of Latin letters and
+/// digits as they are (lower case), and runs of Japanese script cut into overlapping pairs of
+/// characters (a lone character stays one token), so a word is found inside a sentence with no
+/// spaces. `book/theme/i18n.js` cuts the reader's query the same way.
+pub fn search_tokens(text: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut word = String::new();
+    let mut run: Vec<char> = Vec::new();
+    let flush_run = |run: &mut Vec<char>, tokens: &mut Vec<String>| {
+        if run.len() == 1 {
+            tokens.push(run[0].to_string());
+        }
+        for pair in run.windows(2) {
+            tokens.push(pair.iter().collect());
+        }
+        run.clear();
+    };
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if is_japanese(c) {
+            if !word.is_empty() {
+                tokens.push(std::mem::take(&mut word));
+            }
+            run.push(c);
+        } else if c.is_alphanumeric() || c == '_' {
+            flush_run(&mut run, &mut tokens);
+            word.push(c);
+        } else {
+            flush_run(&mut run, &mut tokens);
+            if !word.is_empty() {
+                tokens.push(std::mem::take(&mut word));
+            }
+        }
+    }
+    flush_run(&mut run, &mut tokens);
+    if !word.is_empty() {
+        tokens.push(word);
+    }
+    tokens
+}
+
+/// Hiragana, katakana (with the long-vowel mark), and CJK ideographs.
+fn is_japanese(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30ff}' | '\u{31f0}'..='\u{31ff}' | '\u{3400}'..='\u{4dbf}'
+        | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{ff66}'..='\u{ff9f}')
+}
+
+/// Rebuilds the search index of the edition in `build` with [`search_tokens`]: the same
+/// documents mdBook stored, an inverted index elasticlunr.js loads, no English stemming, and
+/// every query token required.
+pub fn reindex_search(build: &Path) -> Result<()> {
+    let Some(file) = std::fs::read_dir(build)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("searchindex") && n.ends_with(".js"))
+        })
+    else {
+        return Ok(());
+    };
+    let script = std::fs::read_to_string(&file)?;
+    const START: &str = "JSON.parse('";
+    let (Some(start), Some(end)) = (script.find(START), script.rfind("'));")) else {
+        bail!("{} is not the search index mdBook 0.5 writes", file.display());
+    };
+    let json_text = js_unescape(&script[start + START.len()..end]);
+    let mut data: Value = serde_json::from_str(&json_text).context("parsing the search index")?;
+    reindex(&mut data)?;
+    let text = serde_json::to_string(&data)?;
+    let escaped = text.replace('\\', "\\\\").replace('\'', "\\'");
+    std::fs::write(
+        &file,
+        format!("{}{escaped}{}", &script[..start + START.len()], &script[end..]),
+    )?;
+    Ok(())
+}
+
+fn js_unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Replaces the elasticlunr index inside mdBook's search data with one of [`search_tokens`].
+fn reindex(data: &mut Value) -> Result<()> {
+    let index = data
+        .get_mut("index")
+        .context("the search data has no index")?;
+    let fields: Vec<String> = index["fields"]
+        .as_array()
+        .context("the index has no fields")?
+        .iter()
+        .filter_map(|f| f.as_str().map(str::to_owned))
+        .collect();
+    let docs = index["documentStore"]["docs"]
+        .as_object()
+        .context("the index stores no documents")?
+        .clone();
+    let mut inverted: Map<String, Value> = Map::new();
+    let mut info: Map<String, Value> = Map::new();
+    for field in &fields {
+        let mut root = json!({"docs": {}, "df": 0});
+        for (reference, doc) in &docs {
+            let tokens = search_tokens(doc[field].as_str().unwrap_or_default());
+            info.entry(reference.clone())
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .map(|m| m.insert(field.clone(), json!(tokens.len())));
+            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for token in &tokens {
+                *counts.entry(token.as_str()).or_default() += 1;
+            }
+            for (token, count) in counts {
+                let mut node = &mut root;
+                for c in token.chars() {
+                    let key = c.to_string();
+                    if node.get(&key).is_none() {
+                        node[&key] = json!({"docs": {}, "df": 0});
+                    }
+                    node = &mut node[&key];
+                }
+                node["docs"][reference] = json!({"tf": (count as f64).sqrt()});
+                let df = node["docs"].as_object().map_or(0, Map::len);
+                node["df"] = json!(df);
+            }
+        }
+        inverted.insert(field.clone(), json!({"root": root}));
+    }
+    index["index"] = Value::Object(inverted);
+    index["documentStore"]["docInfo"] = Value::Object(info);
+    index["pipeline"] = json!([]);
+    if let Some(options) = data.get_mut("search_options") {
+        options["bool"] = json!("AND");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn japanese_is_cut_into_pairs_and_latin_words_stay_whole() {
+        assert_eq!(
+            search_tokens("指数バックオフの上限 (cap) と Full-Jitter"),
+            [
+                "指数", "数バ", "バッ", "ック", "クオ", "オフ", "フの", "の上", "上限", "cap", "と",
+                "full", "jitter"
+            ]
+        );
+        assert_eq!(search_tokens("試行"), ["試行"]);
+        assert_eq!(search_tokens("x"), ["x"]);
+    }
+
+    #[test]
+    fn a_word_inside_a_sentence_is_found_by_its_pairs() {
+        let page: BTreeSet<String> = search_tokens("遅延は指数バックオフで伸びます。")
+            .into_iter()
+            .collect();
+        let query = search_tokens("指数バックオフ");
+        assert!(query.iter().all(|t| page.contains(t)));
+        let elsewhere: BTreeSet<String> = search_tokens("固定バックオフ").into_iter().collect();
+        assert!(!query.iter().all(|t| elsewhere.contains(t)));
+    }
+
+    #[test]
+    fn the_rebuilt_index_is_a_trie_elasticlunr_loads() {
+        let mut data = json!({
+            "search_options": {"bool": "OR"},
+            "index": {
+                "fields": ["title", "body"],
+                "pipeline": ["trimmer", "stopWordFilter", "stemmer"],
+                "documentStore": {"docs": {
+                    "0": {"id": "0", "title": "指数バックオフ", "body": "上限つき"},
+                    "1": {"id": "1", "title": "固定", "body": "バックオフ"}
+                }, "docInfo": {}, "length": 2, "save": true},
+                "index": {}
+            }
+        });
+        reindex(&mut data).unwrap();
+        let body = &data["index"]["index"]["body"]["root"];
+        assert_eq!(body["バ"]["ッ"]["docs"]["1"]["tf"], json!(1.0));
+        assert_eq!(body["バ"]["ッ"]["df"], json!(1));
+        assert_eq!(data["index"]["index"]["title"]["root"]["指"]["数"]["df"], json!(1));
+        assert_eq!(data["index"]["documentStore"]["docInfo"]["0"]["title"], json!(6));
+        assert_eq!(data["index"]["pipeline"], json!([]));
+        assert_eq!(data["search_options"]["bool"], json!("AND"));
+    }
+
+    #[test]
+    fn po_files_round_trip_and_count() {
+        let po = "msgid \"\"\nmsgstr \"\"\n\"Language: ja\\n\"\n\n#: src/a.md src/b.md\nmsgid \"Jitter\"\nmsgstr \"ジッター\"\n\n#: src/a.md\n#, fuzzy\n#| msgid \"Old\"\nmsgid \"\"\n\"Two \\\"lines\\\"\\n\"\n\"here\"\nmsgstr \"古い\"\n\n#: src/b.md\nmsgid \"New\"\nmsgstr \"\"\n\n#~ msgid \"Gone\"\n#~ msgstr \"消えた\"\n";
+        let entries = parse_po(po);
+        assert_eq!(entries.len(), 5);
+        assert_eq!(entries[2].msgid, "Two \"lines\"\nhere");
+        assert!(entries[2].fuzzy());
+        assert!(entries[4].obsolete);
+        assert_eq!(parse_po(&write_po(&entries)), entries);
+        let counts = Coverage::of(po);
+        assert_eq!(
+            (counts.translated, counts.untranslated, counts.fuzzy),
+            (1, 1, 1)
+        );
+        assert_eq!((counts.pages_done, counts.pages), (0, 2));
+    }
+
+    #[test]
+    fn pages_pair_message_by_message_and_a_different_count_is_refused() {
+        let entry = |msgid: &str, refs: &[&str]| PoEntry {
+            msgid: msgid.to_owned(),
+            references: refs.iter().map(|r| (*r).to_owned()).collect(),
+            ..PoEntry::default()
+        };
+        let english = [
+            entry("Title", &["src/a.md:1"]),
+            entry("Same", &["src/a.md:3", "src/a.md:9"]),
+            entry("Body", &["src/a.md:5"]),
+            entry("Other", &["src/b.md:1"]),
+        ];
+        let translated = [
+            entry("題", &["src/a.md:1"]),
+            entry("同じ", &["src/a.md:3", "src/a.md:12"]),
+            entry("本文", &["src/a.md:6"]),
+            entry("他", &["src/b.md:1"]),
+            entry("余分", &["src/b.md:3"]),
+        ];
+        let (pairs, report) = pair_pages(&english, &translated, &["a.md".into(), "b.md".into()]);
+        assert_eq!(pairs["Title"], "題");
+        assert_eq!(pairs["Body"], "本文");
+        assert_eq!(pairs["Same"], "同じ");
+        assert!(!pairs.contains_key("Other"));
+        assert_eq!((report.imported, report.refused), (1, 1));
+    }
+
+    #[test]
+    fn languages_come_from_book_toml() {
+        let toml = "[preprocessor.workbook]\ncommand = \"x\"\n\n[preprocessor.workbook.translations.ja]\ncomplete = false\n";
+        assert_eq!(
+            languages_in(toml).unwrap(),
+            [Language {
+                code: "ja".into(),
+                complete: false
+            }]
+        );
+        assert!(languages_in("[book]\ntitle = \"t\"\n").unwrap().is_empty());
+    }
+}
