@@ -65,7 +65,11 @@ pub fn run(args: BookArgs) -> Result<ExitCode> {
         let mdbook = ensure_mdbook(&workbook)?;
         if let (Some(dir), Some(lang)) = (&args.import, &args.lang) {
             let all = book_i18n::import(&workbook, &mdbook, lang, dir)?;
-            return Ok(if all { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+            return Ok(if all {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            });
         }
         book_i18n::update_po(&workbook, &mdbook)?;
         return Ok(ExitCode::SUCCESS);
@@ -88,10 +92,18 @@ pub fn run(args: BookArgs) -> Result<ExitCode> {
         let status = Command::new(&mdbook)
             .args(["serve", "--open"])
             .arg(workbook.root.join("book"))
-            .envs(book_i18n::edition_env(&helpers, args.lang.as_deref().unwrap_or("en")))
+            .envs(book_i18n::edition_env(
+                &workbook,
+                &helpers,
+                args.lang.as_deref().unwrap_or("en"),
+            ))
             .status()
             .with_context(|| format!("running {}", mdbook.display()))?;
-        return Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+        return Ok(if status.success() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
     }
     if !english {
         let lang = args.lang.as_deref().unwrap_or_default();
@@ -140,7 +152,10 @@ pub fn run(args: BookArgs) -> Result<ExitCode> {
     let index = book.join("build/index.html");
     println!("The book is at {}", index.display());
     for lang in translations.iter().filter(|_| args.lang.is_none()) {
-        println!("The {lang} edition is at {}", book.join(format!("build/{lang}/index.html")).display());
+        println!(
+            "The {lang} edition is at {}",
+            book.join(format!("build/{lang}/index.html")).display()
+        );
     }
     if args.open {
         open_in_browser(&index);

@@ -69,9 +69,8 @@ fn languages_in(book_toml: &str) -> Result<Vec<Language>> {
 pub fn ensure_helpers(workbook: &Workbook) -> Result<PathBuf> {
     let root = workbook.target_dir().join(HELPERS_FOLDER);
     let bin = root.join("bin");
-    let installed = std::fs::read_to_string(root.join(".crates.toml")).is_ok_and(|list| {
-        list.contains(&format!("\"mdbook-i18n-helpers {HELPERS_VERSION} "))
-    });
+    let installed = std::fs::read_to_string(root.join(".crates.toml"))
+        .is_ok_and(|list| list.contains(&format!("\"mdbook-i18n-helpers {HELPERS_VERSION} ")));
     if installed && bin.join("mdbook-gettext").exists() && bin.join("mdbook-xgettext").exists() {
         return Ok(bin);
     }
@@ -80,7 +79,13 @@ pub fn ensure_helpers(workbook: &Workbook) -> Result<PathBuf> {
         root.display()
     );
     let status = Command::new(crate::util::cargo())
-        .args(["install", "mdbook-i18n-helpers", "--locked", "--quiet", "--debug"])
+        .args([
+            "install",
+            "mdbook-i18n-helpers",
+            "--locked",
+            "--quiet",
+            "--debug",
+        ])
         .args(["--version", HELPERS_VERSION, "--root"])
         .arg(&root)
         .env("CARGO_PROFILE_DEV_DEBUG", "0")
@@ -99,7 +104,21 @@ pub fn ensure_helpers(workbook: &Workbook) -> Result<PathBuf> {
 /// `book/build/<lang>/`: the gettext preprocessor runs after mdBook's includes and before the
 /// workbook's own preprocessor, so the chapter endings, glossary links and references are made
 /// from the translated text.
-pub fn edition_env(helpers: &Path, lang: &str) -> Vec<(String, String)> {
+/// The edition's 404 page names its files from the site's root (`output.html.site-url`, "/" unless
+/// book.toml says otherwise), so it gets the folder the edition is in.
+pub fn edition_env(workbook: &Workbook, helpers: &Path, lang: &str) -> Vec<(String, String)> {
+    let site = std::fs::read_to_string(workbook.root.join("book/book.toml"))
+        .ok()
+        .and_then(|text| text.parse::<toml::Value>().ok())
+        .and_then(|config| {
+            config
+                .get("output")?
+                .get("html")?
+                .get("site-url")?
+                .as_str()
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "/".to_owned());
     let gettext = json!({
         "command": helpers.join("mdbook-gettext").display().to_string(),
         "after": ["links"],
@@ -107,23 +126,31 @@ pub fn edition_env(helpers: &Path, lang: &str) -> Vec<(String, String)> {
     });
     vec![
         ("MDBOOK_BOOK__LANGUAGE".to_owned(), lang.to_owned()),
-        ("MDBOOK_PREPROCESSOR__GETTEXT".to_owned(), gettext.to_string()),
-        ("MDBOOK_BUILD__BUILD_DIR".to_owned(), format!("build/{lang}")),
+        (
+            "MDBOOK_PREPROCESSOR__GETTEXT".to_owned(),
+            gettext.to_string(),
+        ),
+        (
+            "MDBOOK_BUILD__BUILD_DIR".to_owned(),
+            format!("build/{lang}"),
+        ),
+        (
+            "MDBOOK_OUTPUT__HTML__SITE_URL".to_owned(),
+            format!("{}/{lang}/", site.trim_end_matches('/')),
+        ),
     ]
 }
 
 /// Builds the `lang` edition into book/build/<lang>/ and makes its search find words of the
 /// language. Prints mdBook's output only when it fails (`quiet`). True when it built.
-pub fn build_edition(
-    workbook: &Workbook,
-    mdbook: &Path,
-    lang: &str,
-    quiet: bool,
-) -> Result<bool> {
+pub fn build_edition(workbook: &Workbook, mdbook: &Path, lang: &str, quiet: bool) -> Result<bool> {
     let helpers = ensure_helpers(workbook)?;
     let book = workbook.root.join("book");
     let mut command = Command::new(mdbook);
-    command.arg("build").arg(&book).envs(edition_env(&helpers, lang));
+    command
+        .arg("build")
+        .arg(&book)
+        .envs(edition_env(workbook, &helpers, lang));
     let built = if quiet {
         let output = command
             .output()
@@ -187,7 +214,13 @@ pub fn update_po(workbook: &Workbook, mdbook: &Path) -> Result<()> {
         let file = po.join(format!("{}.po", language.code));
         if !file.exists() {
             let template = std::fs::read_to_string(&pot)?;
-            std::fs::write(&file, template.replace("\"Language: en\\n\"", &format!("\"Language: {}\\n\"", language.code)))?;
+            std::fs::write(
+                &file,
+                template.replace(
+                    "\"Language: en\\n\"",
+                    &format!("\"Language: {}\\n\"", language.code),
+                ),
+            )?;
         }
         msgmerge(&file, &po.join("messages.pot"))?;
         let counts = Coverage::of(&std::fs::read_to_string(&file)?);
@@ -235,8 +268,24 @@ pub fn import(workbook: &Workbook, mdbook: &Path, lang: &str, from: &Path) -> Re
         &scratch.join(format!("{lang}-pot")),
         1,
     )?)?);
-    let pages = translated_pages(from)?;
-    let (pairs, report) = pair_pages(&english, &translated, &pages);
+    // Files the book includes into a page (ch02's decision table) are paired as part of it.
+    let (pages, others): (Vec<String>, Vec<String>) =
+        translated_pages(from)?.into_iter().partition(|page| {
+            english.iter().any(|e| {
+                e.references
+                    .iter()
+                    .any(|r| r.starts_with(&format!("src/{page}:")))
+            })
+        });
+    for other in others {
+        if workbook.root.join("book/src").join(&other).is_file() {
+            println!("{other}: included into a page, paired with it");
+        } else {
+            println!("{other}: skipped (not a file of the book)");
+        }
+    }
+    let (mut pairs, report) = pair_pages(&english, &translated, &pages);
+    titles_from_headings(workbook, &mut pairs);
     for line in &report.lines {
         println!("{line}");
     }
@@ -244,7 +293,10 @@ pub fn import(workbook: &Workbook, mdbook: &Path, lang: &str, from: &Path) -> Re
     let file = workbook.root.join(format!("book/po/{lang}.po"));
     let mut catalog = parse_po(&std::fs::read_to_string(&file)?);
     let mut set = 0;
-    for entry in catalog.iter_mut().filter(|e| !e.msgid.is_empty() && !e.obsolete) {
+    for entry in catalog
+        .iter_mut()
+        .filter(|e| !e.msgid.is_empty() && !e.obsolete)
+    {
         if let Some(text) = pairs.get(&entry.msgid) {
             entry.msgstr = text.clone();
             entry.flags.retain(|flag| flag != "fuzzy");
@@ -265,11 +317,51 @@ pub fn import(workbook: &Workbook, mdbook: &Path, lang: &str, from: &Path) -> Re
     Ok(report.refused == 0)
 }
 
+/// Gives each chapter's title in the summary (the sidebar) the translation of the chapter's
+/// first heading, without its number (`# 8. Full jitter` → `8. フルジッター` → `フルジッター`),
+/// unless the summary itself was translated.
+fn titles_from_headings(workbook: &Workbook, pairs: &mut HashMap<String, String>) {
+    let src = workbook.root.join("book/src");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).unwrap_or_default();
+    for line in summary.lines() {
+        let Some((title, rest)) = line
+            .split_once('[')
+            .and_then(|(_, rest)| rest.split_once("]("))
+        else {
+            continue;
+        };
+        let Some(file) = rest
+            .split_once(')')
+            .map(|(file, _)| file)
+            .filter(|f| !f.is_empty())
+        else {
+            continue;
+        };
+        let page = std::fs::read_to_string(src.join(file)).unwrap_or_default();
+        let Some(heading) = headings(&page).first().and_then(|h| h.strip_prefix("# ")) else {
+            continue;
+        };
+        let Some(translated) = pairs.get(heading.trim()) else {
+            continue;
+        };
+        let number = heading.trim().strip_suffix(title).unwrap_or("");
+        let name = translated
+            .strip_prefix(number)
+            .unwrap_or(translated)
+            .trim()
+            .to_owned();
+        pairs.entry(title.to_owned()).or_insert(name);
+    }
+}
+
 /// The Markdown files under `from`, as paths relative to it (`ch08-full-jitter.md`).
 fn translated_pages(from: &Path) -> Result<Vec<String>> {
     let mut pages = Vec::new();
     for entry in walk(from)? {
-        let relative = entry.strip_prefix(from)?.to_string_lossy().replace('\\', "/");
+        let relative = entry
+            .strip_prefix(from)?
+            .to_string_lossy()
+            .replace('\\', "/");
         if relative.ends_with(".md") {
             pages.push(relative);
         }
@@ -305,7 +397,9 @@ fn copy_book(workbook: &Workbook, dest: &Path, overlay: Option<&Path>) -> Result
         let relative = file.strip_prefix(&source)?;
         let target = dest.join("src").join(relative);
         std::fs::create_dir_all(target.parent().unwrap_or(dest))?;
-        let translated = overlay.map(|dir| dir.join(relative)).filter(|f| f.is_file());
+        let translated = overlay
+            .map(|dir| dir.join(relative))
+            .filter(|f| f.is_file());
         let chosen = translated.as_deref().unwrap_or(&file);
         if chosen.extension().is_some_and(|e| e == "md") {
             std::fs::write(&target, fix(std::fs::read_to_string(chosen)?))?;
@@ -395,7 +489,9 @@ pub fn pair_pages(
         }
         report.imported += 1;
         let note = if conflicts > 0 {
-            format!(" ({conflicts} repeated English message(s) translated differently: the first kept)")
+            format!(
+                " ({conflicts} repeated English message(s) translated differently: the first kept)"
+            )
         } else {
             String::new()
         };
@@ -728,7 +824,10 @@ pub fn reindex_search(build: &Path) -> Result<()> {
     let script = std::fs::read_to_string(&file)?;
     const START: &str = "JSON.parse('";
     let (Some(start), Some(end)) = (script.find(START), script.rfind("'));")) else {
-        bail!("{} is not the search index mdBook 0.5 writes", file.display());
+        bail!(
+            "{} is not the search index mdBook 0.5 writes",
+            file.display()
+        );
     };
     let json_text = js_unescape(&script[start + START.len()..end]);
     let mut data: Value = serde_json::from_str(&json_text).context("parsing the search index")?;
@@ -737,7 +836,11 @@ pub fn reindex_search(build: &Path) -> Result<()> {
     let escaped = text.replace('\\', "\\\\").replace('\'', "\\'");
     std::fs::write(
         &file,
-        format!("{}{escaped}{}", &script[..start + START.len()], &script[end..]),
+        format!(
+            "{}{escaped}{}",
+            &script[..start + START.len()],
+            &script[end..]
+        ),
     )?;
     Ok(())
 }
@@ -811,6 +914,261 @@ fn reindex(data: &mut Value) -> Result<()> {
     Ok(())
 }
 
+/// The words the workbook's preprocessor adds to a translated edition's pages.
+pub struct EditionText {
+    /// The chapter ending's first paragraph: `{stem}`, `{start}` and `{id}` are filled in.
+    pub your_turn: &'static str,
+    pub glossary: &'static str,
+    pub previous: &'static str,
+    pub next: &'static str,
+    pub unwritten: &'static str,
+    /// After a reference on the references page: `{}` is the list of chapters.
+    pub cited_in: &'static str,
+    /// At the top of every page while the translation is not complete.
+    pub in_progress: &'static str,
+}
+
+const JAPANESE: EditionText = EditionText {
+    your_turn: "**演習の番です。** 演習は `exercises/{stem}/` にあります（まず `{start}` を開きます）。\
+                `cargo xtask check {id}` で確認し、`cargo xtask watch {id}` なら保存するたびに確認します。\
+                ヒントは `cargo xtask hint {id}` で表示できます。",
+    glossary: "用語集",
+    previous: "前の章",
+    next: "次の章",
+    unwritten: "未執筆",
+    cited_in: "（{} で引用）",
+    in_progress: "**翻訳中です。** この日本語版はまだ翻訳の途中で、翻訳されていない段落は英語のまま\
+                  表示されます。メニューバーの「English」から、同じページの英語版（原文）に移れます。",
+};
+
+/// A translated edition being built: what the workbook's preprocessor does differently.
+pub struct Edition {
+    /// The book's folder (its book.toml), whose src/ holds the English pages.
+    root: PathBuf,
+    complete: bool,
+    pub text: &'static EditionText,
+}
+
+impl Edition {
+    /// The edition mdBook's context describes, or None for the English book.
+    pub fn of(context: &Value, workbook: &Workbook) -> Option<Edition> {
+        let config = &context["config"];
+        let lang = config["book"]["language"].as_str().unwrap_or("en");
+        if lang == "en" {
+            return None;
+        }
+        let complete = config["preprocessor"]["workbook"]["translations"][lang]["complete"]
+            .as_bool()
+            .unwrap_or(false);
+        let root = context["root"]
+            .as_str()
+            .map_or_else(|| workbook.root.join("book"), PathBuf::from);
+        Some(Edition {
+            root,
+            complete,
+            text: &JAPANESE,
+        })
+    }
+
+    /// The headings of the English page at `path` (under src/), in order, or None if it has none.
+    pub fn english_headings(&self, path: &str) -> Option<Vec<String>> {
+        let text = std::fs::read_to_string(self.root.join("src").join(path)).ok()?;
+        Some(headings(&text).into_iter().map(str::to_owned).collect())
+    }
+
+    /// The glossary's translated terms with the English anchors (the headings keep them), read
+    /// from the translated glossary page; a term's words in parentheses are not matched.
+    pub fn glossary(&self, book: &mut Value) -> Vec<(String, String)> {
+        let mut translated = Vec::new();
+        crate::commands::preprocess::visit_chapters(book, &mut |path, content| {
+            if path == "glossary.md" {
+                translated = headings(content)
+                    .into_iter()
+                    .filter_map(|h| h.strip_prefix("### "))
+                    .map(|h| strip_heading_id(h).trim().to_owned())
+                    .collect();
+            }
+        });
+        let english: Vec<String> = self
+            .english_headings("glossary.md")
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|h| h.strip_prefix("### "))
+            .map(|h| crate::grading::anchor(h))
+            .collect();
+        if english.len() != translated.len() {
+            return Vec::new();
+        }
+        translated.into_iter().zip(english).collect()
+    }
+
+    /// The chapter ending in this edition's words, chapter titles from the translated summary.
+    pub fn footer(
+        &self,
+        workbook: &Workbook,
+        chapter: &crate::workbook::Chapter,
+        content: &str,
+        glossary: &[(String, String)],
+        titles: &BTreeMap<String, String>,
+    ) -> String {
+        use crate::commands::preprocess::{learner_file, neighbours, push_navigation};
+        let text = self.text;
+        let (previous, next) = neighbours(
+            workbook,
+            chapter,
+            text.previous,
+            text.next,
+            text.unwritten,
+            |other| {
+                titles
+                    .get(&format!("{}.md", other.stem()))
+                    .cloned()
+                    .unwrap_or_else(|| other.title.clone())
+            },
+        );
+        let mut out = format!(
+            "\n\n---\n\n{}\n",
+            text.your_turn
+                .replace("{stem}", &chapter.stem())
+                .replace("{start}", &learner_file(workbook, chapter))
+                .replace("{id}", &chapter.id)
+        );
+        let terms: Vec<String> = glossary
+            .iter()
+            .filter(|(term, _)| mentions_term(content, term))
+            .map(|(term, anchor)| format!("[{}](glossary.md#{anchor})", match_key(term)))
+            .collect();
+        if !terms.is_empty() {
+            out.push_str(&format!("\n**{}:** {}\n", text.glossary, terms.join(" · ")));
+        }
+        push_navigation(&mut out, previous, next);
+        out
+    }
+
+    /// Gives every heading of the page the English heading's anchor (so links into the page and
+    /// the language switch land on the same section), and, while the translation is in
+    /// progress, puts the notice under the page's title.
+    pub fn finish_page(&self, content: &mut String, english_headings: Option<&[String]>) {
+        if let Some(english) = english_headings {
+            *content = with_english_anchors(content, english);
+        }
+        if !self.complete {
+            let notice = format!(
+                "<div class=\"translation-notice\">\n\n{}\n\n</div>\n\n",
+                self.text.in_progress
+            );
+            let at = if content.starts_with("# ") {
+                content.find('\n').map_or(content.len(), |i| i + 1)
+            } else {
+                0
+            };
+            let prefix = if at > 0 { "\n" } else { "" };
+            content.insert_str(at, &format!("{prefix}{notice}"));
+        }
+    }
+}
+
+/// The heading lines of a Markdown page (lines starting with `#` outside fenced code), in order.
+pub fn headings(text: &str) -> Vec<&str> {
+    let mut fenced = false;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            found.push(line);
+        }
+    }
+    found
+}
+
+/// A heading without an explicit `{#id}` at its end.
+fn strip_heading_id(heading: &str) -> &str {
+    match heading
+        .trim_end()
+        .strip_suffix('}')
+        .and_then(|h| h.rfind(" {#").map(|at| &h[..at]))
+    {
+        Some(text) => text,
+        None => heading,
+    }
+}
+
+/// `content` with each heading given the anchor of the English heading at the same place, when
+/// the page has as many headings as the English one.
+fn with_english_anchors(content: &str, english: &[String]) -> String {
+    if headings(content).len() != english.len() {
+        return content.to_owned();
+    }
+    let mut fenced = false;
+    let mut index = 0;
+    let mut out = String::with_capacity(content.len() + english.len() * 24);
+    for line in content.split_inclusive('\n') {
+        let bare = line.trim_end_matches('\n');
+        if bare.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && bare.starts_with('#') {
+            let source = english[index].trim_start_matches('#');
+            index += 1;
+            if !bare.trim_end().ends_with('}') {
+                out.push_str(bare.trim_end());
+                out.push_str(&format!(" {{#{}}}", crate::grading::anchor(source)));
+                out.push_str(&line[bare.len()..]);
+                continue;
+            }
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// The part of a glossary term a page is searched for: without words in parentheses.
+fn match_key(term: &str) -> &str {
+    let cut = term.find(['(', '（']).map_or(term, |at| &term[..at]);
+    cut.trim()
+}
+
+/// True when a translated page mentions the term: English terms as whole words, Japanese ones
+/// anywhere (Japanese has no spaces between words).
+fn mentions_term(content: &str, term: &str) -> bool {
+    let key = match_key(term);
+    if key.is_empty() {
+        return false;
+    }
+    if key.is_ascii() {
+        crate::commands::preprocess::mentions(content, key)
+    } else {
+        content.to_lowercase().contains(&key.to_lowercase())
+    }
+}
+
+/// Each chapter's name in the book (translated by the gettext preprocessor), by its path.
+pub fn chapter_titles(book: &mut Value) -> BTreeMap<String, String> {
+    let mut titles = BTreeMap::new();
+    collect_titles(book, &mut titles);
+    titles
+}
+
+fn collect_titles(value: &Value, titles: &mut BTreeMap<String, String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(chapter)) = map.get("Chapter")
+                && let (Some(path), Some(name)) = (
+                    chapter.get("path").and_then(Value::as_str),
+                    chapter.get("name").and_then(Value::as_str),
+                )
+            {
+                titles.insert(path.to_owned(), name.to_owned());
+            }
+            for child in map.values() {
+                collect_titles(child, titles);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_titles(item, titles)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -820,8 +1178,8 @@ mod tests {
         assert_eq!(
             search_tokens("指数バックオフの上限 (cap) と Full-Jitter"),
             [
-                "指数", "数バ", "バッ", "ック", "クオ", "オフ", "フの", "の上", "上限", "cap", "と",
-                "full", "jitter"
+                "指数", "数バ", "バッ", "ック", "クオ", "オフ", "フの", "の上", "上限", "cap",
+                "と", "full", "jitter"
             ]
         );
         assert_eq!(search_tokens("試行"), ["試行"]);
@@ -857,8 +1215,14 @@ mod tests {
         let body = &data["index"]["index"]["body"]["root"];
         assert_eq!(body["バ"]["ッ"]["docs"]["1"]["tf"], json!(1.0));
         assert_eq!(body["バ"]["ッ"]["df"], json!(1));
-        assert_eq!(data["index"]["index"]["title"]["root"]["指"]["数"]["df"], json!(1));
-        assert_eq!(data["index"]["documentStore"]["docInfo"]["0"]["title"], json!(6));
+        assert_eq!(
+            data["index"]["index"]["title"]["root"]["指"]["数"]["df"],
+            json!(1)
+        );
+        assert_eq!(
+            data["index"]["documentStore"]["docInfo"]["0"]["title"],
+            json!(6)
+        );
         assert_eq!(data["index"]["pipeline"], json!([]));
         assert_eq!(data["search_options"]["bool"], json!("AND"));
     }
@@ -906,6 +1270,30 @@ mod tests {
         assert_eq!(pairs["Same"], "同じ");
         assert!(!pairs.contains_key("Other"));
         assert_eq!((report.imported, report.refused), (1, 1));
+    }
+
+    #[test]
+    fn translated_headings_take_the_english_anchors() {
+        let english = ["# 8. Full jitter".to_owned(), "## 8.3 The `cap`".to_owned()];
+        let page = "# 8. フルジッター\n\ntext\n\n```rust\n# hidden\n```\n\n## 8.3 上限 `cap`\n";
+        assert_eq!(
+            with_english_anchors(page, &english),
+            "# 8. フルジッター {#8-full-jitter}\n\ntext\n\n```rust\n# hidden\n```\n\n## 8.3 上限 `cap` {#83-the-cap}\n"
+        );
+        // A page whose headings do not line up is left alone.
+        assert_eq!(with_english_anchors("# only\n", &english), "# only\n");
+    }
+
+    #[test]
+    fn japanese_glossary_terms_match_inside_sentences() {
+        assert!(mentions_term(
+            "遅延は指数バックオフで伸びます",
+            "指数バックオフ（exponential backoff）"
+        ));
+        assert_eq!(match_key("ジッター (jitter)"), "ジッター");
+        assert!(mentions_term("Full jitter spreads", "jitter"));
+        assert!(!mentions_term("jitterbug", "jitter"));
+        assert!(!mentions_term("固定バックオフ", "指数バックオフ"));
     }
 
     #[test]
