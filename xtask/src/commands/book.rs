@@ -57,10 +57,22 @@ pub struct BookArgs {
     /// English ones, message by message, into book/po/<lang>.po; needs --lang.
     #[arg(long, value_name = "DIR", requires = "lang", conflicts_with_all = ["serve", "test", "open"])]
     pub import: Option<PathBuf>,
+    /// (translators) Print each translation's counts (translated, untranslated, fuzzy, pages
+    /// done) and check the pages' rules in it, as `cargo xtask ci` does.
+    #[arg(long, conflicts_with_all = ["serve", "test", "open", "update_po"])]
+    pub po_status: bool,
 }
 
 pub fn run(args: BookArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
+    if args.po_status {
+        let results = book_i18n::coverage_report(&workbook)?;
+        return Ok(if results.iter().all(|(_, ok)| *ok) {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
     if args.update_po || args.import.is_some() {
         let mdbook = ensure_mdbook(&workbook)?;
         if let (Some(dir), Some(lang)) = (&args.import, &args.lang) {

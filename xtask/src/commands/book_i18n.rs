@@ -200,6 +200,47 @@ fn extract(
     Ok(dest.join("messages.pot"))
 }
 
+/// Extracts with line numbers, and the pages as the extractor saw them (includes expanded),
+/// to order the messages that share a line (a table row's cells) by where they stand in it.
+fn extract_pages(
+    workbook: &Workbook,
+    mdbook: &Path,
+    book: &Path,
+    dest: &Path,
+) -> Result<(Vec<PoEntry>, HashMap<String, String>)> {
+    let helpers = ensure_helpers(workbook)?;
+    let output = json!({
+        "xgettext": {
+            "command": helpers.join("mdbook-xgettext").display().to_string(),
+            "pot-file": "messages.pot",
+            "granularity": 1,
+        },
+        // mdBook hands every renderer the book as JSON on its standard input.
+        "pages": {"command": "tee book.json"},
+    });
+    let run = Command::new(mdbook)
+        .arg("build")
+        .arg(book)
+        .env("MDBOOK_OUTPUT", output.to_string())
+        .env("MDBOOK_BUILD__BUILD_DIR", dest)
+        .output()
+        .with_context(|| format!("running {}", mdbook.display()))?;
+    if !run.status.success() {
+        eprint!("{}", String::from_utf8_lossy(&run.stderr));
+        bail!("extracting the messages of {} failed", book.display());
+    }
+    let catalog = parse_po(&std::fs::read_to_string(
+        dest.join("xgettext/messages.pot"),
+    )?);
+    let mut context: Value =
+        serde_json::from_str(&std::fs::read_to_string(dest.join("pages/book.json"))?)?;
+    let mut pages = HashMap::new();
+    crate::commands::preprocess::visit_chapters(&mut context["book"], &mut |path, content| {
+        pages.insert(path.to_owned(), content.clone());
+    });
+    Ok((catalog, pages))
+}
+
 /// `cargo xtask book --update-po`: extracts book/po/messages.pot from the English pages and
 /// merges it into every language's PO file with gettext's `msgmerge` (a translation whose
 /// English changed turns fuzzy; a new paragraph is untranslated).
@@ -254,23 +295,17 @@ pub fn import(workbook: &Workbook, mdbook: &Path, lang: &str, from: &Path) -> Re
     let scratch = workbook.work_dir().join("i18n/import");
     let english_book = copy_book(workbook, &scratch.join("en"), None)?;
     let translated_book = copy_book(workbook, &scratch.join(lang), Some(from))?;
-    let english = parse_po(&std::fs::read_to_string(extract(
-        workbook,
-        mdbook,
-        &english_book,
-        &scratch.join("en-pot"),
-        1,
-    )?)?);
-    let translated = parse_po(&std::fs::read_to_string(extract(
+    let (english, english_pages) =
+        extract_pages(workbook, mdbook, &english_book, &scratch.join("en-pot"))?;
+    let (translated, translated_pages) = extract_pages(
         workbook,
         mdbook,
         &translated_book,
         &scratch.join(format!("{lang}-pot")),
-        1,
-    )?)?);
+    )?;
     // Files the book includes into a page (ch02's decision table) are paired as part of it.
     let (pages, others): (Vec<String>, Vec<String>) =
-        translated_pages(from)?.into_iter().partition(|page| {
+        translated_files(from)?.into_iter().partition(|page| {
             english.iter().any(|e| {
                 e.references
                     .iter()
@@ -284,7 +319,11 @@ pub fn import(workbook: &Workbook, mdbook: &Path, lang: &str, from: &Path) -> Re
             println!("{other}: skipped (not a file of the book)");
         }
     }
-    let (mut pairs, report) = pair_pages(&english, &translated, &pages);
+    let (mut pairs, report) = pair_pages(
+        (&english, &english_pages),
+        (&translated, &translated_pages),
+        &pages,
+    );
     titles_from_headings(workbook, &mut pairs);
     for line in &report.lines {
         println!("{line}");
@@ -302,6 +341,9 @@ pub fn import(workbook: &Workbook, mdbook: &Path, lang: &str, from: &Path) -> Re
             entry.flags.retain(|flag| flag != "fuzzy");
             entry.previous.clear();
             set += 1;
+        } else if entry.msgstr == entry.msgid && english_prose(&entry.msgid) {
+            // Imported earlier from a page that still had this paragraph in English.
+            entry.msgstr.clear();
         }
     }
     std::fs::write(&file, write_po(&catalog))?;
@@ -355,7 +397,7 @@ fn titles_from_headings(workbook: &Workbook, pairs: &mut HashMap<String, String>
 }
 
 /// The Markdown files under `from`, as paths relative to it (`ch08-full-jitter.md`).
-fn translated_pages(from: &Path) -> Result<Vec<String>> {
+fn translated_files(from: &Path) -> Result<Vec<String>> {
     let mut pages = Vec::new();
     for entry in walk(from)? {
         let relative = entry
@@ -419,8 +461,12 @@ pub struct PairReport {
     pub lines: Vec<String>,
 }
 
-/// Each page's messages in the order they appear in it: (page, line, msgid).
-fn messages_by_page(catalog: &[PoEntry]) -> BTreeMap<String, Vec<(usize, String)>> {
+/// Each page's messages in the order they appear in it: by line, and on one line (a table
+/// row's cells) by where the message's text stands in the line of the page's text.
+fn messages_by_page(
+    catalog: &[PoEntry],
+    texts: &HashMap<String, String>,
+) -> BTreeMap<String, Vec<(usize, String)>> {
     let mut pages: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
     for entry in catalog.iter().filter(|e| !e.msgid.is_empty()) {
         for reference in &entry.references {
@@ -435,21 +481,68 @@ fn messages_by_page(catalog: &[PoEntry]) -> BTreeMap<String, Vec<(usize, String)
                 .push((line, entry.msgid.clone()));
         }
     }
-    for messages in pages.values_mut() {
-        messages.sort_by_key(|(line, _)| *line);
+    for (page, messages) in pages.iter_mut() {
+        let lines: Vec<&str> = texts
+            .get(page)
+            .map_or_else(Vec::new, |t| t.lines().collect());
+        messages.sort_by_cached_key(|(line, message)| {
+            let column = line
+                .checked_sub(1)
+                .and_then(|i| lines.get(i))
+                .map_or(0, |text| column_of(text, message));
+            (*line, column)
+        });
     }
     pages
+}
+
+/// Where `message` stands in `line`, comparing letters and digits only (the extractor rewrites
+/// emphasis and escapes): in a table row, the number of the cell that holds it; elsewhere the
+/// place it starts. The line's length when it is not found.
+fn column_of(line: &str, message: &str) -> usize {
+    let letters = |text: &str| -> Vec<char> {
+        text.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let needle = letters(message);
+    if line.trim_start().starts_with('|') {
+        let cells: Vec<Vec<char>> = line.split('|').map(letters).collect();
+        let holds = |cell: &Vec<char>| {
+            !needle.is_empty()
+                && cell
+                    .windows(needle.len().min(16))
+                    .any(|w| w == &needle[..needle.len().min(16)])
+        };
+        if let Some(cell) = cells
+            .iter()
+            .position(|cell| *cell == needle)
+            .or_else(|| cells.iter().position(holds))
+        {
+            return cell;
+        }
+    }
+    let haystack = letters(line);
+    let start: Vec<char> = needle.into_iter().take(16).collect();
+    if start.is_empty() {
+        return haystack.len();
+    }
+    haystack
+        .windows(start.len())
+        .position(|window| window == start.as_slice())
+        .unwrap_or(haystack.len())
 }
 
 /// Pairs the English and the translated extraction page by page, message by message: the
 /// English msgid maps to the translated text. A page whose message count differs is refused.
 pub fn pair_pages(
-    english: &[PoEntry],
-    translated: &[PoEntry],
+    english: (&[PoEntry], &HashMap<String, String>),
+    translated: (&[PoEntry], &HashMap<String, String>),
     pages: &[String],
 ) -> (HashMap<String, String>, PairReport) {
-    let english = messages_by_page(english);
-    let translated = messages_by_page(translated);
+    let english = messages_by_page(english.0, english.1);
+    let translated = messages_by_page(translated.0, translated.1);
     let mut pairs: HashMap<String, String> = HashMap::new();
     let mut report = PairReport::default();
     for page in pages {
@@ -478,7 +571,12 @@ pub fn pair_pages(
             continue;
         }
         let mut conflicts = 0;
+        let mut english_left = 0;
         for ((_, source), (_, text)) in en.iter().zip(tr) {
+            if text == source && english_prose(source) {
+                english_left += 1;
+                continue;
+            }
             match pairs.get(source) {
                 Some(earlier) if earlier != text => conflicts += 1,
                 Some(_) => {}
@@ -488,18 +586,57 @@ pub fn pair_pages(
             }
         }
         report.imported += 1;
-        let note = if conflicts > 0 {
-            format!(
-                " ({conflicts} repeated English message(s) translated differently: the first kept)"
-            )
-        } else {
-            String::new()
-        };
+        let mut note = String::new();
+        if english_left > 0 {
+            note.push_str(&format!(
+                " ({english_left} still in English, left untranslated)"
+            ));
+        }
+        if conflicts > 0 {
+            note.push_str(&format!(
+                " ({conflicts} message(s) translated otherwise on an earlier page or place: \
+                 one PO entry holds one translation, the first is kept)"
+            ));
+        }
         report
             .lines
             .push(format!("imported {page}: {} messages{note}", en.len()));
     }
     (pairs, report)
+}
+
+/// True when a message is English prose a translator should have translated: a page copied
+/// before it was translated keeps its English, which must not count as translated. Code
+/// comments and strings, citations (a year or a web link) and short labels may stay as they are.
+pub fn english_prose(message: &str) -> bool {
+    let start = message.trim_start();
+    if ["//", "\"", "#", "```", "<"]
+        .iter()
+        .any(|p| start.starts_with(p))
+    {
+        return false;
+    }
+    let mut prose = String::new();
+    let mut in_code = false;
+    for c in message.chars() {
+        if c == '`' {
+            in_code = !in_code;
+        } else if !in_code {
+            prose.push(c);
+        }
+    }
+    let cited = prose.contains("](http")
+        || prose
+            .split(|c: char| !c.is_ascii_digit())
+            .any(|n| n.len() == 4 && (n.starts_with("19") || n.starts_with("20")));
+    let words = prose
+        .split_whitespace()
+        .filter(|w| {
+            let letters = w.trim_matches(|c: char| !c.is_ascii_alphabetic());
+            letters.len() >= 2 && letters.chars().all(|c| c.is_ascii_alphabetic())
+        })
+        .count();
+    !cited && words >= 4
 }
 
 /// A rough kind of a message, to point at the first place two pages' structures part.
@@ -744,7 +881,12 @@ pub fn coverage_report(workbook: &Workbook) -> Result<Vec<(String, bool)>> {
         let file = workbook.root.join(format!("book/po/{}.po", language.code));
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         let counts = Coverage::of(&text);
-        let ok = !language.complete || (!text.is_empty() && counts.complete());
+        let broken = page_rules(&text);
+        for problem in &broken {
+            println!("   {}: {problem}", language.code);
+        }
+        let ok =
+            broken.is_empty() && (!language.complete || (!text.is_empty() && counts.complete()));
         println!(
             "   {}: {} ({})",
             language.code,
@@ -758,6 +900,39 @@ pub fn coverage_report(workbook: &Workbook) -> Result<Vec<(String, bool)>> {
         results.push((language.code, ok));
     }
     Ok(results)
+}
+
+/// The bold lead of a "predict, then run" block in Japanese.
+pub const PREDICT_LEAD_JA: &str = "**予想してから実行しましょう。**";
+
+/// The pages' rules, checked on each translated entry: a prediction keeps its Japanese lead,
+/// and a translation keeps the folds (`<details>`, `<summary>`) and code fences of its English,
+/// so an answer stays folded and code stays code.
+pub fn page_rules(po: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for entry in parse_po(po)
+        .iter()
+        .filter(|e| !e.msgid.is_empty() && !e.obsolete && !e.msgstr.is_empty() && !e.fuzzy())
+    {
+        let place = entry.references.first().map_or("", String::as_str);
+        if entry.msgid.starts_with("**Predict, then run.**")
+            && !entry.msgstr.starts_with(PREDICT_LEAD_JA)
+        {
+            problems.push(format!(
+                "{place}: a prediction's translation must begin {PREDICT_LEAD_JA} ({:?})",
+                shorten(&entry.msgstr)
+            ));
+        }
+        for marker in ["<details", "</details>", "<summary", "</summary>", "```"] {
+            if entry.msgid.matches(marker).count() != entry.msgstr.matches(marker).count() {
+                problems.push(format!(
+                    "{place}: the translation of {:?} does not keep its {marker}",
+                    shorten(&entry.msgid)
+                ));
+            }
+        }
+    }
+    problems
 }
 
 /// The text a Japanese edition's search indexes and searches for: words of Latin letters and
@@ -1264,7 +1439,13 @@ mod tests {
             entry("他", &["src/b.md:1"]),
             entry("余分", &["src/b.md:3"]),
         ];
-        let (pairs, report) = pair_pages(&english, &translated, &["a.md".into(), "b.md".into()]);
+        let en_pages = HashMap::from([("a.md".to_owned(), String::new())]);
+        let ja_pages = HashMap::new();
+        let (pairs, report) = pair_pages(
+            (&english, &en_pages),
+            (&translated, &ja_pages),
+            &["a.md".into(), "b.md".into()],
+        );
         assert_eq!(pairs["Title"], "題");
         assert_eq!(pairs["Body"], "本文");
         assert_eq!(pairs["Same"], "同じ");
@@ -1294,6 +1475,60 @@ mod tests {
         assert!(mentions_term("Full jitter spreads", "jitter"));
         assert!(!mentions_term("jitterbug", "jitter"));
         assert!(!mentions_term("固定バックオフ", "指数バックオフ"));
+    }
+
+    #[test]
+    fn translations_keep_the_prediction_lead_and_the_folds() {
+        let po = "#: src/a.md\nmsgid \"**Predict, then run.** How many?\"\nmsgstr \"**予想してください。** 何回？\"\n\n#: src/a.md\nmsgid \"<details><summary>Answer</summary>\"\nmsgstr \"答え\"\n\n#: src/a.md\nmsgid \"**Predict, then run.** Ok?\"\nmsgstr \"**予想してから実行しましょう。** よい？\"\n\n#: src/a.md\nmsgid \"<details>\"\nmsgstr \"\"\n";
+        let problems = page_rules(po);
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(problems[0].contains(PREDICT_LEAD_JA));
+        assert!(problems[1].contains("<details"));
+    }
+
+    #[test]
+    fn cells_of_one_row_are_ordered_by_where_they_stand() {
+        let entry = |msgid: &str| PoEntry {
+            msgid: msgid.to_owned(),
+            references: vec!["src/t.md:3".to_owned()],
+            ..PoEntry::default()
+        };
+        // "permanent" came first in the catalog (another page used it earlier).
+        let catalog = [entry("permanent"), entry("transient: *retry*")];
+        let pages = HashMap::from([(
+            "t.md".to_owned(),
+            "# T\n\n| | transient: _retry_ | permanent |\n".to_owned(),
+        )]);
+        let ordered = messages_by_page(&catalog, &pages);
+        assert_eq!(
+            ordered["t.md"],
+            [
+                (3, "transient: *retry*".to_owned()),
+                (3, "permanent".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cell_is_found_by_its_own_text_not_across_cells() {
+        assert_eq!(column_of("| 0.3 | 0.30 | no |", "0.30"), 2);
+        assert_eq!(column_of("| 0.3 | 0.30 | no |", "no"), 3);
+        assert_eq!(column_of("see the `cap` here", "here"), 9);
+    }
+
+    #[test]
+    fn english_left_in_a_translated_page_is_not_a_translation() {
+        assert!(english_prose(
+            "The loop itself is chapter 8's, with the key minted first."
+        ));
+        assert!(!english_prose(
+            "/// Fails the first `failures` calls, then succeeds."
+        ));
+        assert!(!english_prose(
+            "Brooker, M. (2015). Exponential Backoff And Jitter. AWS Architecture Blog."
+        ));
+        assert!(!english_prose("`Err(Http { status: 404, .. })`"));
+        assert!(!english_prose("Full jitter"));
     }
 
     #[test]
