@@ -103,22 +103,28 @@ pub fn ensure_helpers(workbook: &Workbook) -> Result<PathBuf> {
 /// The environment that makes `mdbook build book` build the `lang` edition into
 /// `book/build/<lang>/`: the gettext preprocessor runs after mdBook's includes and before the
 /// workbook's own preprocessor, so the chapter endings, glossary links and references are made
-/// from the translated text.
-/// The edition's 404 page names its files from the site's root (`output.html.site-url`, "/" unless
-/// book.toml says otherwise), so it gets the folder the edition is in.
+/// from the translated text. The edition's 404 page names its files from the site's root
+/// (`output.html.site-url`, "/" unless book.toml says otherwise), so it gets the edition's folder;
+/// the book's title is the PO file's translation of it, where there is one.
 pub fn edition_env(workbook: &Workbook, helpers: &Path, lang: &str) -> Vec<(String, String)> {
-    let site = std::fs::read_to_string(workbook.root.join("book/book.toml"))
+    let config = std::fs::read_to_string(workbook.root.join("book/book.toml"))
         .ok()
-        .and_then(|text| text.parse::<toml::Value>().ok())
-        .and_then(|config| {
-            config
-                .get("output")?
-                .get("html")?
-                .get("site-url")?
-                .as_str()
-                .map(str::to_owned)
-        })
-        .unwrap_or_else(|| "/".to_owned());
+        .and_then(|text| toml::from_str::<toml::Value>(&text).ok());
+    let setting = |table: &str, key: &str| -> Option<String> {
+        let mut value = config.as_ref()?;
+        for part in table.split('.') {
+            value = value.get(part)?;
+        }
+        value.get(key)?.as_str().map(str::to_owned)
+    };
+    let site = setting("output.html", "site-url").unwrap_or_else(|| "/".to_owned());
+    let title = setting("book", "title").and_then(|english| {
+        let po = std::fs::read_to_string(workbook.root.join(format!("book/po/{lang}.po"))).ok()?;
+        parse_po(&po)
+            .into_iter()
+            .find(|e| e.msgid == english && !e.msgstr.is_empty() && !e.fuzzy())
+            .map(|e| e.msgstr)
+    });
     let gettext = json!({
         "command": helpers.join("mdbook-gettext").display().to_string(),
         "after": ["links"],
@@ -139,6 +145,9 @@ pub fn edition_env(workbook: &Workbook, helpers: &Path, lang: &str) -> Vec<(Stri
             format!("{}/{lang}/", site.trim_end_matches('/')),
         ),
     ]
+    .into_iter()
+    .chain(title.map(|title| ("MDBOOK_BOOK__TITLE".to_owned(), title)))
+    .collect()
 }
 
 /// Builds the `lang` edition into book/build/<lang>/ and makes its search find words of the
