@@ -258,7 +258,18 @@ pub fn update_po(workbook: &Workbook, mdbook: &Path) -> Result<()> {
     std::fs::create_dir_all(&po)?;
     let scratch = workbook.work_dir().join("i18n/pot");
     let pot = extract(workbook, mdbook, &workbook.root.join("book"), &scratch, 0)?;
-    std::fs::copy(&pot, po.join("messages.pot"))?;
+    // The template changes only when a message does, not with the date of each extraction.
+    let undated = |text: &str| -> String {
+        text.lines()
+            .filter(|line| !line.starts_with("\"POT-Creation-Date:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let fresh = std::fs::read_to_string(&pot)?;
+    let committed = std::fs::read_to_string(po.join("messages.pot")).unwrap_or_default();
+    if undated(&fresh) != undated(&committed) {
+        std::fs::write(po.join("messages.pot"), &fresh)?;
+    }
     println!("Extracted {}", po.join("messages.pot").display());
     for language in languages(workbook)? {
         let file = po.join(format!("{}.po", language.code));
