@@ -54,7 +54,11 @@ impl Target {
                 "solution",
             )?
             .with_visible_tests_of(&exercise)),
-            Target::Path(dir) => Graded::at(dir, format!("the crate in {}", dir.display()), "path"),
+            Target::Path(dir) => Graded::at(
+                &mutants::gradable_copy(workbook, chapter, dir)?,
+                format!("the crate in {}", dir.display()),
+                "path",
+            ),
             Target::Mutant(name) => {
                 let mutant = mutants::find(workbook, chapter, name)?;
                 let dir = mutants::materialize(workbook, chapter, &mutant)?;
@@ -125,10 +129,23 @@ impl<'a> Grader<'a> {
             build: self.build,
             visible_tests: self.visible_tests,
         };
-        match &rubric.learner_tests {
-            Some(spec) => crate::suites::grade(&request, spec),
-            None => grade_checks(&request),
+        let mut report = match &rubric.learner_tests {
+            Some(spec) => crate::suites::grade(&request, spec)?,
+            None => grade_checks(&request)?,
+        };
+        // A crate graded as a copy (see `mutants::gradable_copy`) is named by its own folder:
+        // an edit made in the copy would be lost on the next run.
+        if let Target::Path(dir) = target
+            && graded.dir != crate::workbook::canonical(dir).unwrap_or_else(|_| dir.clone())
+        {
+            let copy = display_path(self.workbook, &graded.dir);
+            let original = dir.display().to_string();
+            report.graded_path.clone_from(&original);
+            if let Some(place) = &mut report.start_here {
+                *place = place.replacen(&copy, &original, 1);
+            }
         }
+        Ok(report)
     }
 }
 

@@ -159,6 +159,40 @@ pub fn copy_of_solution(workbook: &Workbook, chapter: &Chapter, purpose: &str) -
     Ok(target)
 }
 
+/// The folder to grade for a crate given by path. A crate that no workspace encloses but whose
+/// manifest inherits from one (an exercise copied out with `cp -r`) is graded as a stand-alone
+/// copy under `target/workbook/…/outside/<chapter>/`, each `workspace = true` read from the
+/// workbook's own manifest; any other crate is graded where it is.
+pub fn gradable_copy(workbook: &Workbook, chapter: &Chapter, dir: &Path) -> Result<PathBuf> {
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest)
+        .with_context(|| format!("reading {}", manifest.display()))?;
+    if crate::manifest_toml::enclosing_workspace(dir).is_ok() || !text.contains("workspace") {
+        return Ok(dir.to_path_buf());
+    }
+    let outside = workbook.work_dir().join("outside").join(&chapter.id);
+    // The crate as it is, inside the workbook, so that its inherited settings resolve there.
+    let staged = outside.join("as-given");
+    if staged.exists() {
+        std::fs::remove_dir_all(&staged)
+            .with_context(|| format!("clearing {}", staged.display()))?;
+    }
+    for (relative, file) in crate_files(dir)? {
+        write_if_changed(&staged.join(relative), &file)?;
+    }
+    write_if_changed(&staged.join("Cargo.toml"), &text)?;
+    let copy = outside.join("crate");
+    write_crate_copy(
+        &staged,
+        &copy,
+        &CrateCopy {
+            package: &format!("{}_outside", chapter.crate_name()),
+            ..CrateCopy::default()
+        },
+    )?;
+    Ok(copy)
+}
+
 /// How a stand-alone copy of a crate differs from its source.
 #[derive(Debug, Default)]
 pub struct CrateCopy<'a> {

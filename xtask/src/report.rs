@@ -371,7 +371,8 @@ pub fn explain(outcome: &Outcome) -> String {
             "did not finish within {:.1} s of real time and was stopped: an endless loop, a retry \
              that never gives up, a future that never completes, or a blocking \
              std::thread::sleep are the usual causes (checks run on a paused tokio clock, where \
-             tokio sleeps cost no real time)",
+             tokio sleeps cost no real time); so is work that grows with every call, such as \
+             rescanning a whole collection each time, when the page states a cost rule",
             *limit_ms as f64 / 1e3
         ),
         Outcome::Crashed { reason } => format!("crashed: {reason}"),

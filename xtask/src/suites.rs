@@ -151,8 +151,10 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
             } else if run.elapsed.as_millis() as u64 > spec.max_suite_ms {
                 failed(format!(
                     "your tests took {} ms of real time on the correct code (the limit is {} ms): \
-                     use tokio's paused clock (`#[tokio::test(start_paused = true)]`) so sleeps cost \
-                     nothing, and never std::thread::sleep",
+                     a real sleep is the usual cause (use tokio's paused clock, \
+                     `#[tokio::test(start_paused = true)]`, so sleeps cost nothing, and never \
+                     std::thread::sleep); if your tests do not sleep, they do too much work: fewer \
+                     proptest cases or smaller inputs",
                     run.elapsed.as_millis(),
                     spec.max_suite_ms
                 ))

@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use ch23_circuit_breakers::lab::{Lab, Second, simulate};
-use ch23_circuit_breakers::{BreakerConfig, Window};
+use ch23_circuit_breakers::{BreakerConfig, Breaks, Window};
 
 // ANCHOR: settings
 fn figure_breaker(window: Window) -> BreakerConfig {
@@ -21,6 +21,7 @@ fn figure_breaker(window: Window) -> BreakerConfig {
         minimum_calls: 20,
         window,
         break_duration: Duration::from_secs(5),
+        breaks: Breaks::Fixed,
         half_open_probes: 5,
         slow_call: None,
     }

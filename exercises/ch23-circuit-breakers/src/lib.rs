@@ -27,7 +27,14 @@
 //!    the late answer of a call from before the last change of state is ignored. A call dropped
 //!    before it finishes (its caller timed out, say) records nothing, and a probe that is dropped
 //!    gives its place back. Never hold a lock across an `.await`.
-//! 5. **One attempt with a time limit.** [`attempt`] runs one call through the breaker with at
+//! 5. **Breaks that grow, with jitter.** [`break_duration`] says how long the n-th opening since
+//!    the breaker was created or last closed stays open (n starts at 1; each failed probe adds
+//!    one; closing starts again from 1). With [`Breaks::Fixed`] it is always `break_duration`.
+//!    With [`Breaks::Jittered`] it is drawn uniformly from `[c / 2, c]`, both ends included,
+//!    where `c = min(cap, break_duration · 2^(n−1))`, for any n up to `u32::MAX` without
+//!    overflowing. The breaker draws its breaks from the generator given to
+//!    [`CircuitBreaker::with_rng`].
+//! 6. **One attempt with a time limit.** [`attempt`] runs one call through the breaker with at
 //!    most `limit` to answer, in the order of section 23.8: the timeout inside the breaker, so
 //!    that an attempt that hangs ends as a failure the breaker records.
 //!
@@ -42,18 +49,25 @@
 use std::future::Future;
 use std::time::Duration;
 
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+// rand 0.10's `random_range` is a method of `RngExt`: the draws you write use it.
+#[allow(unused_imports)]
+use rand::RngExt;
+
 pub mod config;
 pub mod lab;
 pub mod stubs;
 
-pub use config::{AttemptError, BreakerConfig, BreakerError, State, Window};
+pub use config::{AttemptError, BreakerConfig, BreakerError, Breaks, State, Window};
 
 /// A circuit breaker with closed, open and half-open states over a sliding window of outcomes.
 #[derive(Debug)]
 pub struct CircuitBreaker {
     config: BreakerConfig,
     // TODO: replace this placeholder with the state you need, behind a `std::sync::Mutex` (every
-    // method takes `&self`, and the breaker is shared between tasks).
+    // method takes `&self`, and the breaker is shared between tasks), the generator given to
+    // `with_rng` included.
     _state_to_choose: (),
 }
 
@@ -65,11 +79,17 @@ const _: fn() = || {
 };
 
 impl CircuitBreaker {
-    /// A closed breaker with an empty window.
+    /// A closed breaker with an empty window, drawing its jittered breaks from a generator
+    /// seeded afresh, so that no two breakers draw the same breaks. Given: it calls yours.
     pub fn new(config: BreakerConfig) -> Self {
-        // TODO: a closed breaker that remembers `config`.
-        let _ = config;
-        todo!("CircuitBreaker::new")
+        Self::with_rng(config, StdRng::seed_from_u64(config::fresh_seed()))
+    }
+
+    /// A closed breaker with an empty window, drawing its jittered breaks from `rng`.
+    pub fn with_rng(config: BreakerConfig, rng: StdRng) -> Self {
+        // TODO: a closed breaker that remembers `config` and keeps `rng` for its breaks.
+        let _ = (config, rng);
+        todo!("CircuitBreaker::with_rng")
     }
 
     /// The state now. An open breaker whose break is over reports `HalfOpen`.
@@ -93,6 +113,18 @@ impl CircuitBreaker {
         let _ = op;
         todo!("CircuitBreaker::call")
     }
+}
+
+/// How long the `opening`-th opening since the breaker was created or last closed stays open
+/// (`opening` starts at 1).
+///
+/// [`Breaks::Fixed`]: `break_duration`, drawing nothing. [`Breaks::Jittered`]: a draw from `rng`,
+/// uniform over `[c / 2, c]` with `c = min(cap, break_duration · 2^(opening−1))`, computed
+/// without overflow for any `opening`.
+pub fn break_duration(config: &BreakerConfig, opening: u32, rng: &mut impl Rng) -> Duration {
+    // TODO: the break of this opening, as the doc comment and `Breaks` state it.
+    let _ = (config, opening, rng);
+    todo!("break_duration")
 }
 
 /// One attempt at a dependency through `breaker`, with at most `limit` of tokio's clock to answer.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ch23_circuit_breakers::stubs::Dependency;
-use ch23_circuit_breakers::{BreakerConfig, BreakerError, CircuitBreaker, State, Window};
+use ch23_circuit_breakers::{BreakerConfig, BreakerError, Breaks, CircuitBreaker, State, Window};
 
 fn small_config() -> BreakerConfig {
     BreakerConfig {
@@ -13,6 +13,7 @@ fn small_config() -> BreakerConfig {
         minimum_calls: 4,
         window: Window::Count(4),
         break_duration: Duration::from_secs(10),
+        breaks: Breaks::Fixed,
         half_open_probes: 1,
         slow_call: None,
     }

@@ -19,8 +19,10 @@
 //!    - **the drops**: every waiting request whose deadline has come (`deadline <= now`: its
 //!      caller has given up) is answered `DeadlinePassed`; every other one that has waited
 //!      *longer than* `max_wait` is answered `WaitedTooLong`;
-//!    - **the pick**: of those left, the oldest in FIFO order, the newest in LIFO order;
-//!    - **the drain**: once the queue is empty, it serves in FIFO order again.
+//!    - **the pick**: of those left, the oldest in FIFO order, the newest in LIFO order (oldest
+//!      and newest by the order `push` received them, not by `sent_at` or deadline);
+//!    - **the drain**: once the queue is empty (after the pick, or because the drops emptied
+//!      it), it serves in FIFO order again.
 //! 3. Nothing is lost silently: every request pushed is, exactly once, either refused by `push`,
 //!    returned by `next` to be served, or answered in a [`Next::shed`] list.
 //!

@@ -1,6 +1,7 @@
 //! Given: the breaker's settings, its three states and the error a caller sees.
 
 use std::fmt;
+use std::hash::{BuildHasher, RandomState};
 use std::time::Duration;
 
 /// Which recent calls the failure rate is computed over.
@@ -26,8 +27,11 @@ pub struct BreakerConfig {
     pub minimum_calls: u32,
     /// The calls the failure rate is computed over.
     pub window: Window,
-    /// How long the breaker stays open before it lets probe calls through.
+    /// How long the breaker stays open before it lets probe calls through: every break with
+    /// [`Breaks::Fixed`], the base of the growth with [`Breaks::Jittered`].
     pub break_duration: Duration,
+    /// Whether every break lasts `break_duration`, or breaks grow and are jittered.
+    pub breaks: Breaks,
     /// How many probe calls the half-open breaker lets through; all of them must succeed to close
     /// it. At least 1.
     pub half_open_probes: u32,
@@ -46,6 +50,7 @@ impl BreakerConfig {
             minimum_calls: 100,
             window: Window::Count(100),
             break_duration: Duration::from_secs(60),
+            breaks: Breaks::Fixed,
             half_open_probes: 10,
             slow_call: None,
         }
@@ -59,6 +64,7 @@ impl BreakerConfig {
             minimum_calls: 100,
             window: Window::Time(Duration::from_secs(30)),
             break_duration: Duration::from_secs(5),
+            breaks: Breaks::Fixed,
             half_open_probes: 1,
             slow_call: None,
         }
@@ -69,6 +75,33 @@ impl Default for BreakerConfig {
     fn default() -> Self {
         Self::resilience4j()
     }
+}
+
+/// How long each break lasts.
+///
+/// The n-th opening counts the openings since the breaker was created or last closed: the
+/// opening from closed is the first (n = 1), and each failed probe that reopens a half-open
+/// breaker adds one. Closing (every probe succeeded) starts the count again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Breaks {
+    /// Every break lasts `break_duration`, whatever n is. The default.
+    Fixed,
+    /// The n-th opening lasts a duration drawn uniformly from `[c / 2, c]`, both ends included,
+    /// where `c = min(cap, break_duration · 2^(n−1))` and `c / 2` is rounded down to the
+    /// nanosecond ("equal jitter"). The first opening draws from `[break_duration / 2,
+    /// break_duration]`, each reopening doubles `c` until it reaches `cap`, and `c` stays `cap`
+    /// for every larger n, however large: the product is never computed past the cap.
+    Jittered {
+        /// The largest `c`: no break lasts longer.
+        cap: Duration,
+    },
+}
+
+/// A seed for a breaker's own random number generator, different at every call: two breakers
+/// built with [`crate::CircuitBreaker::new`] draw different breaks. It comes from the random keys
+/// the standard library gives each `RandomState`.
+pub fn fresh_seed() -> u64 {
+    RandomState::new().hash_one(0_u8)
 }
 
 /// The state of a breaker, as [`crate::CircuitBreaker::state`] reports it.

@@ -9,13 +9,15 @@ use std::future::Future;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use rand::rngs::StdRng;
+use rand::{Rng, RngExt, SeedableRng};
 use tokio::time::Instant;
 
 pub mod config;
 pub mod lab;
 pub mod stubs;
 
-pub use config::{AttemptError, BreakerConfig, BreakerError, State, Window};
+pub use config::{AttemptError, BreakerConfig, BreakerError, Breaks, State, Window};
 
 /// A circuit breaker with closed, open and half-open states over a sliding window of outcomes.
 #[derive(Debug)]
@@ -36,6 +38,11 @@ struct Inner {
     /// Grows by one at every change of phase. A call's outcome counts only in the phase that let
     /// the call through: a late answer from an earlier phase is ignored.
     epoch: u64,
+    /// The openings since the breaker was created or last closed: the next break is that of
+    /// opening `openings + 1`.
+    openings: u32,
+    /// Draws the jittered breaks.
+    rng: StdRng,
 }
 
 #[derive(Debug)]
@@ -75,13 +82,21 @@ impl Drop for Permit<'_> {
 }
 
 impl CircuitBreaker {
-    /// A closed breaker with an empty window.
+    /// A closed breaker with an empty window, drawing its jittered breaks from a generator
+    /// seeded afresh, so that no two breakers draw the same breaks.
     pub fn new(config: BreakerConfig) -> Self {
+        Self::with_rng(config, StdRng::seed_from_u64(config::fresh_seed()))
+    }
+
+    /// A closed breaker with an empty window, drawing its jittered breaks from `rng`.
+    pub fn with_rng(config: BreakerConfig, rng: StdRng) -> Self {
         Self {
             config,
             inner: Mutex::new(Inner {
                 phase: closed(),
                 epoch: 0,
+                openings: 0,
+                rng,
             }),
         }
     }
@@ -153,22 +168,38 @@ impl CircuitBreaker {
             Phase::Closed { window } => {
                 window.push_back(Outcome { at: now, failed });
                 self.forget_old_outcomes(window, now);
-                self.failure_rate_reached(window)
-                    .then(|| self.open_until(now))
+                self.failure_rate_reached(window).then_some(Next::Open)
             }
             Phase::HalfOpen { succeeded, .. } => {
                 if failed {
-                    Some(self.open_until(now))
+                    Some(Next::Open)
                 } else {
                     *succeeded += 1;
-                    (*succeeded >= self.config.half_open_probes).then(closed)
+                    (*succeeded >= self.config.half_open_probes).then_some(Next::Closed)
                 }
             }
             Phase::Open { .. } => None,
         };
-        if let Some(phase) = next {
-            enter(&mut inner, phase);
+        match next {
+            Some(Next::Open) => self.open(&mut inner, now),
+            Some(Next::Closed) => {
+                inner.openings = 0;
+                enter(&mut inner, closed());
+            }
+            None => {}
         }
+    }
+
+    /// Opens the breaker at `now` for the break of its next opening.
+    fn open(&self, inner: &mut Inner, now: Instant) {
+        inner.openings = inner.openings.saturating_add(1);
+        let length = break_duration(&self.config, inner.openings, &mut inner.rng);
+        enter(
+            inner,
+            Phase::Open {
+                until: now + length,
+            },
+        );
     }
 
     /// A call let through in phase `epoch` was dropped before it finished: it records nothing,
@@ -215,16 +246,16 @@ impl CircuitBreaker {
             && failures * 100 >= u64::from(self.config.failure_rate_percent) * calls
     }
 
-    fn open_until(&self, now: Instant) -> Phase {
-        Phase::Open {
-            until: now + self.config.break_duration,
-        }
-    }
-
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // The bookkeeping never panics half-way, so a poisoned lock still holds a whole state.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// What an outcome moves the breaker to.
+enum Next {
+    Open,
+    Closed,
 }
 
 fn closed() -> Phase {
@@ -250,6 +281,27 @@ fn end_break_if_over(inner: &mut Inner, now: Instant) {
                 succeeded: 0,
             },
         );
+    }
+}
+
+/// How long the `opening`-th opening since the breaker was created or last closed stays open
+/// (`opening` starts at 1).
+///
+/// [`Breaks::Fixed`]: `break_duration`, drawing nothing. [`Breaks::Jittered`]: a draw from `rng`,
+/// uniform over `[c / 2, c]` with `c = min(cap, break_duration · 2^(opening−1))`, computed
+/// without overflow for any `opening`.
+pub fn break_duration(config: &BreakerConfig, opening: u32, rng: &mut impl Rng) -> Duration {
+    match config.breaks {
+        Breaks::Fixed => config.break_duration,
+        Breaks::Jittered { cap } => {
+            // 2^(opening−1) fits in a u32 up to opening 32; past that, or past the largest
+            // Duration, the product is certainly above the cap.
+            let ceiling = 1_u32
+                .checked_shl(opening.saturating_sub(1))
+                .and_then(|factor| config.break_duration.checked_mul(factor))
+                .map_or(cap, |grown| grown.min(cap));
+            rng.random_range(ceiling / 2..=ceiling)
+        }
     }
 }
 

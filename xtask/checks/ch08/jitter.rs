@@ -440,15 +440,7 @@ fn never_above_exact_ceiling() {
     for (base, cap, attempts) in settings {
         for attempt in attempts {
             let limit = ceiling(attempt, base, cap);
-            let delay = catch(|| full_jitter(attempt, base, cap, &mut LargestDraw)).unwrap_or_else(
-                |message| {
-                    panic!(
-                        "full_jitter(attempt = {attempt}, base = {}, cap = {}) panicked: {message}",
-                        show(base),
-                        show(cap)
-                    )
-                },
-            );
+            let delay = largest_draw(attempt, base, cap);
             assert!(
                 delay <= limit,
                 "full_jitter(attempt = {attempt}, base = {}, cap = {}) must never exceed \
@@ -463,6 +455,18 @@ fn never_above_exact_ceiling() {
             );
         }
     }
+}
+
+/// The delay `full_jitter` returns with a generator that always answers its largest number: the
+/// top of the range the code computed.
+fn largest_draw(attempt: u32, base: Duration, cap: Duration) -> Duration {
+    catch(|| full_jitter(attempt, base, cap, &mut LargestDraw)).unwrap_or_else(|message| {
+        panic!(
+            "full_jitter(attempt = {attempt}, base = {}, cap = {}) panicked: {message}",
+            show(base),
+            show(cap)
+        )
+    })
 }
 
 #[test]
@@ -489,15 +493,7 @@ fn largest_draw_reaches_exact_ceiling() {
     for (base, cap, attempts) in settings {
         for attempt in attempts {
             let limit = ceiling(attempt, base, cap);
-            let delay = catch(|| full_jitter(attempt, base, cap, &mut LargestDraw)).unwrap_or_else(
-                |message| {
-                    panic!(
-                        "full_jitter(attempt = {attempt}, base = {}, cap = {}) panicked: {message}",
-                        show(base),
-                        show(cap)
-                    )
-                },
-            );
+            let delay = largest_draw(attempt, base, cap);
             let margin = limit.as_nanos() >> 40;
             assert!(
                 delay.as_nanos() + margin >= limit.as_nanos(),

@@ -199,16 +199,23 @@ fn failed_publish_stays_pending() {
     );
 }
 
+/// Five orders whose ids follow insertion order while their created_at does not (two servers'
+/// clocks can disagree): the times and the orders' ids.
+fn seed_out_of_order(conn: &rusqlite::Connection) -> ([i64; 5], Vec<i64>) {
+    let times = [5_000, 1_000, 3_000, 1_000, 2_000];
+    let orders = times
+        .iter()
+        .enumerate()
+        .map(|(i, &now)| seed_order(conn, &format!("customer-{i}"), 100, now))
+        .collect();
+    (times, orders)
+}
+
 #[test]
 fn oldest_first() {
     let conn = memory_db();
     // Ids follow insertion order, created_at does not: clocks of two servers can disagree.
-    let times = [5_000, 1_000, 3_000, 1_000, 2_000];
-    let orders: Vec<i64> = times
-        .iter()
-        .enumerate()
-        .map(|(i, &now)| seed_order(&conn, &format!("customer-{i}"), 100, now))
-        .collect();
+    let (times, orders) = seed_out_of_order(&conn);
     let mut expected: Vec<(i64, i64)> = times.iter().copied().zip(orders.iter().copied()).collect();
     expected.sort();
     let expected: Vec<i64> = expected.into_iter().map(|(_, order)| order).collect();
@@ -242,12 +249,7 @@ fn limit_takes_the_oldest() {
     // Ids follow insertion order, created_at does not, and the limit is smaller than the backlog:
     // the rows a pass takes are chosen by the oldest-first order itself, not by id and sorted
     // afterwards.
-    let times = [5_000, 1_000, 3_000, 1_000, 2_000];
-    let orders: Vec<i64> = times
-        .iter()
-        .enumerate()
-        .map(|(i, &now)| seed_order(&conn, &format!("customer-{i}"), 100, now))
-        .collect();
+    let (times, orders) = seed_out_of_order(&conn);
     let mut broker = TestBroker::acking();
     let first = relay(&conn, &mut broker, 10_000, 2);
     let expected = [orders[1], orders[3]];

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use exercise::{BreakerConfig, BreakerError, CircuitBreaker, State, Window};
+use exercise::{BreakerConfig, BreakerError, Breaks, CircuitBreaker, State, Window};
 
 use super::support::{catch, show};
 
@@ -19,6 +19,7 @@ pub fn config(percent: u32, minimum_calls: u32, window: Window) -> BreakerConfig
         minimum_calls,
         window,
         break_duration: 30 * SEC,
+        breaks: Breaks::Fixed,
         half_open_probes: 1,
         slow_call: None,
     }

@@ -85,7 +85,8 @@ fn a_request_that_waited_longer_than_max_wait_is_shed() {
         (None, vec![(1, ShedReason::WaitedTooLong)]),
         "request 1 arrived at 10 ms; at {now:?} it has waited 1 ns longer than max_wait = \
          500 ms: it must not be served but answered WaitedTooLong. Yours served and shed \
-         {got:?} (see pitfall \"a queue bounded by length only\")"
+         {got:?} (compare the wait with max_wait as durations, to the nanosecond, at every \
+         next, whatever the order; see pitfall \"a queue bounded by length only\")"
     );
 }
 

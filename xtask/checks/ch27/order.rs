@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use exercise::{AdmissionQueue, Order, Request};
 
-use super::fixture::{NS, admit, config, len, ms, next, order, push, queue, request, served};
+use super::fixture::{NS, admit, config, due, len, ms, next, order, push, queue, request, served};
 
 /// Requests 1..=n arriving 1 ms apart from 0, in a queue that turns LIFO after 100 ms.
 fn filled(n: u64) -> AdmissionQueue {
@@ -51,12 +51,19 @@ fn fifo_exactly_at_the_threshold() {
 fn lifo_just_over_the_threshold() {
     let now = ms(100) + NS;
     let (got, mode) = first_pick(now);
+    let advice = if mode == Order::Fifo {
+        "yours did not switch: compare the oldest request's wait with lifo_after as durations, \
+         to the nanosecond (no rounding to whole milliseconds)"
+    } else {
+        "yours switched but did not serve the newest: in LIFO order take the request that \
+         arrived last (see pitfall \"LIFO that pops the wrong end\")"
+    };
     assert_eq!(
         (got, mode),
         (Some(3), Order::Lifo),
         "requests 1, 2, 3 arrived at 0, 1 and 2 ms; at {now:?} the oldest has waited 1 ns longer \
          than lifo_after = 100 ms: a queue stands, so the queue turns LIFO and serves the newest, \
-         3. Yours served {got:?} and its order is {mode:?}"
+         3. Yours served {got:?} and its order is {mode:?}: {advice}"
     );
 }
 
@@ -67,14 +74,19 @@ fn the_switch_looks_at_the_oldest_request() {
     admit(&mut queue, request(1, ms(0)), ms(0));
     admit(&mut queue, request(2, ms(150)), ms(150));
     let next = next(&mut queue, ms(150));
+    let (got, mode) = (served(&next), order(&queue));
+    let advice = if got == Some(2) {
+        "it served the newest but then reports FIFO while request 1 still waits: back to FIFO \
+         only when the queue is empty (see pitfall \"Switching back too early\")"
+    } else {
+        "judge the switch on the oldest waiting request, the one that arrived first"
+    };
     assert_eq!(
-        (served(&next), order(&queue)),
+        (got, mode),
         (Some(2), Order::Lifo),
         "request 1 arrived at 0 and request 2 at 150 ms; at 150 ms the oldest has waited \
          150 ms, longer than lifo_after = 100 ms, so the queue turns LIFO and serves 2. Yours \
-         served {:?} with order {:?}: judge the switch on the oldest waiting request",
-        served(&next),
-        order(&queue)
+         served {got:?} with order {mode:?}: {advice}"
     );
 }
 
@@ -212,5 +224,74 @@ fn the_wait_counts_from_arrival_at_the_queue() {
         served(&next),
         next.shed.len(),
         order(&queue)
+    );
+}
+
+#[test]
+fn back_to_fifo_when_the_drops_empty_the_queue() {
+    // Three requests due at 120 ms, alone in a queue that turned LIFO at 150 ms: the drops
+    // empty it and nothing is served, and that is a drain too.
+    let mut queue = queue(config(1_000, ms(100), ms(500)));
+    for id in 1..=3 {
+        admit(&mut queue, due(id, ms(id - 1), ms(120)), ms(id - 1));
+    }
+    let step = next(&mut queue, ms(150));
+    let (picked, shed, mode) = (served(&step), step.shed.len(), order(&queue));
+    assert_eq!(
+        (picked, shed, mode),
+        (None, 3, Order::Fifo),
+        "requests 1-3 arrived at 0-2 ms, all due at 120 ms; at 150 ms the oldest waited 150 ms, \
+         so the queue turns LIFO, then the drops answer all three and leave it empty: that is a \
+         drain, so the order must be FIFO again although nothing was served. Yours served \
+         {picked:?}, shed {shed} and reports {mode:?} (see pitfall \"LIFO for ever\": back to \
+         FIFO the moment the queue is empty, whether a pick or the drops emptied it)"
+    );
+    for id in 4..=5 {
+        admit(&mut queue, request(id, ms(160) + ms(id)), ms(160) + ms(id));
+    }
+    let picked = served(&next(&mut queue, ms(170)));
+    assert_eq!(
+        picked,
+        Some(4),
+        "after the drops emptied the queue, 4 and 5 arrive at 164 and 165 ms; at 170 ms no \
+         queue stands, so the oldest, 4, is served. Yours served {picked:?}"
+    );
+}
+
+#[test]
+fn newest_and_oldest_mean_the_order_of_arrival() {
+    // Request 1 was sent last and request 3 first (their clients' clocks disagree, or the
+    // network reordered them), and 3 is due first: the queue orders them by when it received
+    // them, neither by `sent_at` nor by deadline.
+    let reordered = |id: u64, arrives: Duration| Request {
+        sent_at: ms(50) - ms(10 * id),
+        deadline: ms(10_000) - ms(id),
+        ..request(id, arrives)
+    };
+    let pushed = |queue: &mut AdmissionQueue| {
+        for id in 1..=3 {
+            admit(queue, reordered(id, ms(id)), ms(id));
+        }
+    };
+    let mut fifo = queue(config(1_000, ms(100), ms(500)));
+    pushed(&mut fifo);
+    let picked = served(&next(&mut fifo, ms(10)));
+    assert_eq!(
+        picked,
+        Some(1),
+        "requests 1, 2, 3 reached the queue at 1, 2, 3 ms, but were sent at 40, 30, 20 ms and \
+         are due at 9.999, 9.998, 9.997 s; at 10 ms the queue is FIFO and serves the first to \
+         arrive, 1. Yours served {picked:?}: oldest means first pushed, not earliest `sent_at` \
+         nor earliest deadline (see pitfall \"the wrong timestamp\")"
+    );
+    let mut lifo = queue(config(1_000, ms(100), ms(500)));
+    pushed(&mut lifo);
+    let picked = served(&next(&mut lifo, ms(150)));
+    assert_eq!(
+        picked,
+        Some(3),
+        "the same requests at 150 ms: the oldest waited 149 ms, so the queue is LIFO and serves \
+         the last to arrive, 3. Yours served {picked:?}: newest means last pushed, not latest \
+         `sent_at` (see pitfall \"the wrong timestamp\")"
     );
 }

@@ -1,13 +1,13 @@
-//! Chapter 23 — Circuit breakers. One figure and one table, both from the given outage lab run
-//! with the reference solution's `CircuitBreaker`.
+//! Chapter 23 — Circuit breakers. Two figures and two tables, from the given outage and fleet
+//! labs run with the reference solution's `CircuitBreaker`.
 
 use std::time::Duration;
 
-use ch23_circuit_breakers_solution::lab::{Lab, Second, simulate};
-use ch23_circuit_breakers_solution::{BreakerConfig, Window};
+use ch23_circuit_breakers_solution::lab::{Fleet, FleetRun, Lab, Second, fleet, simulate};
+use ch23_circuit_breakers_solution::{BreakerConfig, Breaks, Window};
 
 use crate::figure::Figure;
-use crate::plot::{Axis, Chart, Color, Column, Grid, Line, Marker, format_number};
+use crate::plot::{Axis, Chart, Color, Column, Grid, Histogram, Line, Marker, format_number};
 
 /// The breaker of the figure: 50 % over 10 s once 20 calls are in, a 5 s break, 5 probes.
 pub fn breaker() -> BreakerConfig {
@@ -16,6 +16,7 @@ pub fn breaker() -> BreakerConfig {
         minimum_calls: 20,
         window: Window::Time(Duration::from_secs(10)),
         break_duration: Duration::from_secs(5),
+        breaks: Breaks::Fixed,
         half_open_probes: 5,
         slow_call: None,
     }
@@ -25,7 +26,138 @@ pub fn figures() -> Vec<Figure> {
     let lab = Lab::default();
     let without = simulate(&lab, None);
     let with = simulate(&lab, Some(breaker()));
-    vec![outage(&lab, &without, &with), table(&lab, &without, &with)]
+    let fleet_lab = Fleet::default();
+    let runs = [
+        fleet(&fleet_lab, fleet_breaker(Breaks::Fixed), FLEET_SEED),
+        fleet(&fleet_lab, fleet_breaker(jittered()), FLEET_SEED),
+    ];
+    vec![
+        outage(&lab, &without, &with),
+        table(&lab, &without, &with),
+        fleet_figure(&fleet_lab, &runs),
+        fleet_table(&fleet_lab, &runs),
+    ]
+}
+
+/// The seed of the fleet lab's first client; client `i` uses `FLEET_SEED + i`.
+const FLEET_SEED: u64 = 23;
+
+/// The fleet's breakers: 50 % of the last 10 calls once 5 are in, a 5 s break, one probe.
+pub fn fleet_breaker(breaks: Breaks) -> BreakerConfig {
+    BreakerConfig {
+        failure_rate_percent: 50,
+        minimum_calls: 5,
+        window: Window::Count(10),
+        break_duration: Duration::from_secs(5),
+        breaks,
+        half_open_probes: 1,
+        slow_call: None,
+    }
+}
+
+/// Growing, jittered breaks from the same 5 s, capped at 20 s.
+fn jittered() -> Breaks {
+    Breaks::Jittered {
+        cap: Duration::from_secs(20),
+    }
+}
+
+/// The two fleet runs' names, in the order of `runs`.
+const FLEET_NAMES: [&str; 2] = ["Fixed 5 s break", "Growing, jittered breaks (5 s to 20 s)"];
+
+/// Probes per whole second of the lab.
+fn probes_per_second(lab: &Fleet, run: &FleetRun) -> Vec<u64> {
+    let mut counts = vec![0; lab.seconds as usize];
+    for probe in &run.probes {
+        counts[probe.at.as_secs() as usize] += 1;
+    }
+    counts
+}
+
+/// The probes made while the dependency was down.
+fn probes_in_outage(lab: &Fleet, run: &FleetRun) -> usize {
+    let end = Duration::from_secs(lab.outage_end.into());
+    run.probes.iter().filter(|probe| probe.at < end).count()
+}
+
+/// The busiest second of probes: (second, probes in it).
+fn busiest(lab: &Fleet, run: &FleetRun) -> (usize, u64) {
+    probes_per_second(lab, run)
+        .into_iter()
+        .enumerate()
+        .max_by_key(|&(second, count)| (count, std::cmp::Reverse(second)))
+        .unwrap_or_default()
+}
+
+/// The instant the last client was answered again, in seconds.
+fn last_answered_again(run: &FleetRun) -> f64 {
+    run.answered_again
+        .iter()
+        .map(|at| at.map_or(f64::INFINITY, |at| at.as_secs_f64()))
+        .fold(0.0, f64::max)
+}
+
+/// `ch23-fleet`: when 50 clients' half-open breakers probe the dependency, with a fixed break
+/// and with growing, jittered breaks.
+fn fleet_figure(lab: &Fleet, runs: &[FleetRun; 2]) -> Figure {
+    let colors = [Color::Vermillion, Color::Blue];
+    let mut column = Column::new("", "seconds", "probes per second");
+    for ((name, run), color) in FLEET_NAMES.iter().zip(runs).zip(colors) {
+        let (second, most) = busiest(lab, run);
+        let chart = Chart::new(format!(
+            "{name}: {} probes in the outage, at most {most} in second {second}",
+            probes_in_outage(lab, run)
+        ))
+        .x_axis(Axis::new("").range(0.0, f64::from(lab.seconds)))
+        .y_axis(Axis::new("").range(0.0, f64::from(lab.clients)))
+        .marker(Marker::new(f64::from(lab.outage_end), "dependency back"))
+        .histogram(Histogram::from_counts(
+            "",
+            color,
+            0.0,
+            1.0,
+            &probes_per_second(lab, run),
+        ));
+        column = column.chart(chart);
+    }
+    let grid = Grid::new(format!(
+        "{} breakers opened together: when do they probe?",
+        lab.clients
+    ))
+    .subtitle(format!(
+        "{} clients call one dependency {} times a second each, each through its own breaker; \
+         the dependency is down for the first {} s. A bar counts the probes let through in one \
+         second. Every client is answered again by second {} with the fixed break, by second {} \
+         with growing breaks.",
+        lab.clients,
+        lab.calls_per_second,
+        lab.outage_end,
+        format_number(last_answered_again(&runs[0]), 1),
+        format_number(last_answered_again(&runs[1]), 1),
+    ))
+    .column(column)
+    .panel_height(180.0);
+    Figure::new("ch23-fleet", grid.svg())
+}
+
+/// `ch23-fleet-table`: the fleet lab's numbers, for the prediction's answer.
+fn fleet_table(lab: &Fleet, runs: &[FleetRun; 2]) -> Figure {
+    let mut text = String::from(
+        "| breaks | probes during the outage | most probes in one second | seconds with a probe in the outage | every client answered again by |\n|---|---:|---:|---:|---:|\n",
+    );
+    for (name, run) in FLEET_NAMES.iter().zip(runs) {
+        let (second, most) = busiest(lab, run);
+        let seconds_with_probes = probes_per_second(lab, run)[..lab.outage_end as usize]
+            .iter()
+            .filter(|&&count| count > 0)
+            .count();
+        text.push_str(&format!(
+            "| {name} | {} | {most} (second {second}) | {seconds_with_probes} | second {} |\n",
+            probes_in_outage(lab, run),
+            format_number(last_answered_again(run), 1),
+        ));
+    }
+    Figure::markdown("ch23-fleet-table", text)
 }
 
 fn points(seconds: &[Second], value: fn(&Second) -> u32) -> Vec<(f64, f64)> {

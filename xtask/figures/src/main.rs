@@ -25,6 +25,7 @@ mod ch24;
 mod ch25;
 mod ch26;
 mod ch27;
+mod ch28;
 mod figure;
 mod path;
 #[allow(
@@ -59,6 +60,7 @@ const CHAPTERS: &[fn() -> Vec<Figure>] = &[
     ch25::figures,
     ch26::figures,
     ch27::figures,
+    ch28::figures,
 ];
 
 const USAGE: &str = "\

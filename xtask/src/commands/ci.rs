@@ -1,7 +1,9 @@
-//! `cargo xtask ci`: the project's whole test suite, as CI runs it — the unit and integration
-//! tests of every crate, then `verify` over every chapter, the figures and the book, then the
-//! cross-platform stage (clippy for macOS, Windows and musl; the sandbox tests under Wine), then
-//! the built book in headless Chromium.
+//! `cargo xtask ci`: the project's whole test suite, as CI runs it — actionlint over the GitHub
+//! Actions workflows, the unit and integration tests of every crate, then `verify` over every
+//! chapter, the figures and the book, then the cross-platform stage (clippy for macOS, Windows
+//! and musl; the sandbox tests under Wine), then the built book in headless Chromium.
+
+mod actionlint;
 
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -18,6 +20,9 @@ pub struct CiArgs {
     /// Run only the cross-platform stage (clippy on macOS, Windows and musl; Wine tests).
     #[arg(long)]
     pub cross_only: bool,
+    /// Run only actionlint over the GitHub Actions workflows (installing it with pip the first time).
+    #[arg(long, conflicts_with = "cross_only")]
+    pub workflows_only: bool,
 }
 
 pub fn run(args: CiArgs) -> Result<ExitCode> {
@@ -27,6 +32,14 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
         let cross = crate::cross::run(&workbook)?;
         let passed = cross.clippy_clean && cross.wine_tests_pass;
         return Ok(if passed {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
+    if args.workflows_only {
+        println!("{WORKFLOWS_HEADING}");
+        return Ok(if actionlint::run(&workbook)? {
             ExitCode::SUCCESS
         } else {
             ExitCode::FAILURE
@@ -49,6 +62,14 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
     let mut stages = Stages::default();
     // Finding or starting PostgreSQL, installing Chromium.
     stages.times.push(("setup", started.elapsed()));
+
+    println!("{WORKFLOWS_HEADING}");
+    stages.run("actionlint", || {
+        Ok(vec![(
+            "actionlint on the workflows",
+            actionlint::run(&workbook)?,
+        )])
+    })?;
 
     println!("== cargo test (the workbook's own crates and the solutions)");
     stages.run("cargo test", || {
@@ -133,6 +154,9 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
         Ok(ExitCode::FAILURE)
     }
 }
+
+/// The workflow stage's heading.
+const WORKFLOWS_HEADING: &str = "== actionlint on the GitHub Actions workflows";
 
 /// The stage whose time is budgeted apart (it prints its own time too).
 const CROSS_STAGE: &str = "cross-platform";
