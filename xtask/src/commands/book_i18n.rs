@@ -1336,10 +1336,19 @@ fn mentions_term(content: &str, term: &str) -> bool {
         return false;
     }
     if key.is_ascii() {
-        crate::commands::preprocess::mentions(content, key)
-    } else {
-        content.to_lowercase().contains(&key.to_lowercase())
+        return crate::commands::preprocess::mentions(content, key);
     }
+    // A katakana word ends where the katakana do: リース is not found inside リリース.
+    let katakana = |c: char| matches!(c, '\u{30a0}'..='\u{30ff}' | '\u{31f0}'..='\u{31ff}');
+    let text = content.to_lowercase();
+    let key = key.to_lowercase();
+    let first = key.chars().next().is_some_and(katakana);
+    let last = key.chars().next_back().is_some_and(katakana);
+    text.match_indices(&key).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + key.len()..].chars().next();
+        !(first && before.is_some_and(katakana)) && !(last && after.is_some_and(katakana))
+    })
 }
 
 /// Each chapter's name in the book (translated by the gettext preprocessor), by its path.
@@ -1500,6 +1509,9 @@ mod tests {
         assert!(mentions_term("Full jitter spreads", "jitter"));
         assert!(!mentions_term("jitterbug", "jitter"));
         assert!(!mentions_term("固定バックオフ", "指数バックオフ"));
+        assert!(!mentions_term("新しいリリースです", "リース（lease）"));
+        assert!(mentions_term("行のリースが切れます", "リース（lease）"));
+        assert!(mentions_term("上限付きの遅延", "上限"));
     }
 
     #[test]
