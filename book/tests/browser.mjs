@@ -130,6 +130,9 @@ try {
     // The search listens for key presses, so type the term as a reader would.
     await page.focus("#mdbook-searchbar");
     await page.keyboard.type(term, { delay: 20 });
+    // Characters off a US keyboard arrive as text without key events (as from an input method);
+    // a reader's input method ends with a key press, which starts the search.
+    await page.keyboard.press("End");
     const found = await page
       .waitForFunction(() => document.querySelectorAll("#mdbook-searchresults li").length > 0, null, { timeout: 5000 })
       .then(() => page.$$eval("#mdbook-searchresults li", (items) => items.length))
