@@ -1347,7 +1347,9 @@ fn mentions_term(content: &str, term: &str) -> bool {
     text.match_indices(&key).any(|(at, _)| {
         let before = text[..at].chars().next_back();
         let after = text[at + key.len()..].chars().next();
-        !(first && before.is_some_and(katakana)) && !(last && after.is_some_and(katakana))
+        let inside_before = first && before.is_some_and(katakana);
+        let inside_after = last && after.is_some_and(katakana);
+        !inside_before && !inside_after
     })
 }
 
