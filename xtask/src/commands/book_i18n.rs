@@ -345,6 +345,9 @@ pub fn import(workbook: &Workbook, mdbook: &Path, lang: &str, from: &Path) -> Re
         &pages,
     );
     titles_from_headings(workbook, &mut pairs);
+    if lang == "ja" {
+        part_titles_ja(workbook, &mut pairs);
+    }
     for line in &report.lines {
         println!("{line}");
     }
@@ -377,6 +380,32 @@ pub fn import(workbook: &Workbook, mdbook: &Path, lang: &str, from: &Path) -> Re
         counts.summary()
     );
     Ok(report.refused == 0)
+}
+
+/// Gives the summary's part titles (`# Part I — When to retry`) a Japanese title made from the
+/// translated row of the introduction's table of parts (`I — When to retry` → `I — いつリトライ
+/// するか` → `第 I 部 — いつリトライするか`), unless the summary itself was translated.
+fn part_titles_ja(workbook: &Workbook, pairs: &mut HashMap<String, String>) {
+    let summary =
+        std::fs::read_to_string(workbook.root.join("book/src/SUMMARY.md")).unwrap_or_default();
+    for line in summary.lines() {
+        let Some(title) = line.strip_prefix("# Part ") else {
+            continue;
+        };
+        let Some((number, _)) = title.split_once(" — ") else {
+            continue;
+        };
+        let Some(name) = pairs
+            .get(title)
+            .and_then(|row| row.strip_prefix(&format!("{number} — ")))
+            .map(str::to_owned)
+        else {
+            continue;
+        };
+        pairs
+            .entry(format!("Part {title}"))
+            .or_insert(format!("第 {number} 部 — {name}"));
+    }
 }
 
 /// Gives each chapter's title in the summary (the sidebar) the translation of the chapter's
