@@ -1107,32 +1107,28 @@ fn reindex(data: &mut Value) -> Result<()> {
     let mut inverted: Map<String, Value> = Map::new();
     let mut info: Map<String, Value> = Map::new();
     for field in &fields {
-        let mut root = json!({"docs": {}, "df": 0});
+        let mut root = TrieNode::default();
         for (reference, doc) in &docs {
             let tokens = search_tokens(doc[field].as_str().unwrap_or_default());
-            info.entry(reference.clone())
+            if let Some(fields) = info
+                .entry(reference.clone())
                 .or_insert_with(|| json!({}))
                 .as_object_mut()
-                .map(|m| m.insert(field.clone(), json!(tokens.len())));
+            {
+                fields.insert(field.clone(), json!(tokens.len()));
+            }
             let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
             for token in &tokens {
                 *counts.entry(token.as_str()).or_default() += 1;
             }
             for (token, count) in counts {
-                let mut node = &mut root;
-                for c in token.chars() {
-                    let key = c.to_string();
-                    if node.get(&key).is_none() {
-                        node[&key] = json!({"docs": {}, "df": 0});
-                    }
-                    node = &mut node[&key];
-                }
-                node["docs"][reference] = json!({"tf": (count as f64).sqrt()});
-                let df = node["docs"].as_object().map_or(0, Map::len);
-                node["df"] = json!(df);
+                let node = token
+                    .chars()
+                    .fold(&mut root, |node, c| node.children.entry(c).or_default());
+                node.docs.insert(reference.clone(), (count as f64).sqrt());
             }
         }
-        inverted.insert(field.clone(), json!({"root": root}));
+        inverted.insert(field.clone(), json!({"root": root.into_json()}));
     }
     index["index"] = Value::Object(inverted);
     index["documentStore"]["docInfo"] = Value::Object(info);
@@ -1141,6 +1137,32 @@ fn reindex(data: &mut Value) -> Result<()> {
         options["bool"] = json!("AND");
     }
     Ok(())
+}
+
+/// A node of elasticlunr's inverted index: the documents whose token ends here, with the token's
+/// frequency in each (its square root, as elasticlunr stores it), and the next characters.
+#[derive(Default)]
+struct TrieNode {
+    docs: BTreeMap<String, f64>,
+    children: BTreeMap<char, TrieNode>,
+}
+
+impl TrieNode {
+    /// The node as elasticlunr.js serialises it: `docs`, `df`, and one key per next character.
+    fn into_json(self) -> Value {
+        let mut map = Map::new();
+        map.insert("df".to_owned(), json!(self.docs.len()));
+        let docs: Map<String, Value> = self
+            .docs
+            .into_iter()
+            .map(|(reference, tf)| (reference, json!({"tf": tf})))
+            .collect();
+        map.insert("docs".to_owned(), Value::Object(docs));
+        for (c, child) in self.children {
+            map.insert(c.to_string(), child.into_json());
+        }
+        Value::Object(map)
+    }
 }
 
 /// The words the workbook's preprocessor adds to a translated edition's pages.
