@@ -14,7 +14,7 @@ const root = path.resolve(process.argv[2] ?? "../build");
 const searchTerms = [
   ["jitter", "index.html", null],
   ["Retry-After", "index.html", null],
-  ["指数バックオフ", "ja/index.html", /ch0[78]-/],
+  ["指数バックオフ", "ja/index.html", /ch07-exponential-backoff/],
   ["ジッター", "ja/index.html", /ch08-full-jitter/],
 ];
 
