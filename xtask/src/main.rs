@@ -2,40 +2,25 @@
 //!
 //! Learners use `check`, `watch`, `hint`, `list`, `reset`, `solution` and `book`; instructors use
 //! `grade` and `grade-class`; authors use `verify`, `sweep`, `figures`, `new` and `bench`. Each
-//! command is one module of `commands/`.
+//! command is one module of `commands/`. How the modules fit together, stage by stage, is
+//! `xtask/ARCHITECTURE.md`.
 
+mod build;
 mod class;
-mod code_lines;
 mod commands;
 mod cross;
-#[path = "../launcher/src/dep_info.rs"]
-mod dep_info;
-mod fast_path;
-mod formats;
-mod freshness;
-mod grading;
-mod harness;
-mod line_changes;
-mod manifest_toml;
-mod merged;
-mod mutants;
+mod curriculum;
+mod grade;
+mod lang;
 mod progress;
 mod report;
-mod runner;
-mod rustc_replay;
 mod sandbox;
-mod shipped;
-mod shown_answers;
 mod status;
-mod suite_rules;
-mod suites;
 mod system;
-mod target_seed;
 mod term;
 mod timings;
 mod tools;
 mod util;
-mod workbook;
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
@@ -50,6 +35,10 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask", version)]
 struct Cli {
+    /// The language the grader speaks (default: $WORKBOOK_LANG, else the locale; English
+    /// unless either begins with `ja`).
+    #[arg(long, global = true, value_enum, value_name = "LANG")]
+    lang: Option<lang::Lang>,
     #[command(subcommand)]
     command: Command,
 }
@@ -79,13 +68,14 @@ fn main() -> ExitCode {
     timings::begin();
     status::begin();
     // Cargo runs the grader as rustc's wrapper while it builds a merged harness.
-    if let Some(code) = rustc_replay::run_as_wrapper() {
+    if let Some(code) = build::rustc_replay::run_as_wrapper() {
         return code;
     }
     term::quiet_when_stdout_closes();
     let cli = Cli::parse();
+    lang::set(cli.lang);
     if !matches!(cli.command, Command::BookPreprocess(_)) {
-        fast_path::set_up();
+        build::fast_path::set_up();
     }
     timings::phase("arguments read, fast way set up");
     // Check and watch say it themselves, of every chapter but theirs.
@@ -93,7 +83,7 @@ fn main() -> ExitCode {
         cli.command,
         Command::Hint(_) | Command::List(_) | Command::Solution(_) | Command::Book(_)
     );
-    if let (true, Ok(workbook)) = (learners, workbook::Workbook::load()) {
+    if let (true, Ok(workbook)) = (learners, curriculum::workbook::Workbook::load()) {
         commands::reset::warn_of_broken_manifests(&workbook, None);
         timings::phase("exercise manifests read");
     }
@@ -109,7 +99,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) if closed_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            let error = format!("{error:#}");
+            eprintln!(
+                "{}",
+                lang::words::tf(lang::words::Key::ErrorPrefix, &[&error])
+            );
             ExitCode::from(2)
         }
     }

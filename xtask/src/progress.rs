@@ -8,10 +8,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::grading::Report;
-use crate::shipped::Shipped;
+use crate::curriculum::shipped::Shipped;
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::report::model::Report;
 use crate::util::stable_hash;
-use crate::workbook::{Chapter, Workbook};
 
 /// Progress in every chapter the learner has touched.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -102,8 +102,11 @@ impl Progress {
         };
         serde_json::from_str(&text).unwrap_or_else(|_| {
             eprintln!(
-                "note: {} was unreadable and has been started afresh",
-                path.display()
+                "{}",
+                crate::lang::words::tf(
+                    crate::lang::words::Key::ProgressUnreadable,
+                    &[&path.display()]
+                )
             );
             Self::default()
         })

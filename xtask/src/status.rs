@@ -8,6 +8,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::lang::words;
+
 /// How the status reaches stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -67,6 +69,7 @@ fn print_line(line: &str) {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut err = std::io::stderr().lock();
+    // A status line stderr cannot take is left out: it must never stop a grading.
     let _ = writeln!(err, "{line}");
     let _ = err.flush();
     *last = (Instant::now(), true);
@@ -226,14 +229,16 @@ impl State {
                 .running
                 .iter()
                 .map(|(name, since, limit)| {
-                    format!(
-                        "{name} {} of {}",
-                        seconds(now.duration_since(*since)),
-                        seconds(*limit)
-                    )
+                    let spent = words::tf(
+                        words::Key::TimeOfLimit,
+                        &[&seconds(now.duration_since(*since)), &seconds(*limit)],
+                    );
+                    format!("{name} {spent}")
                 })
                 .collect();
-            line.push_str(" · running ");
+            line.push_str(" · ");
+            line.push_str(words::t(words::Key::Running));
+            line.push(' ');
             line.push_str(&running.join(", "));
         }
         line
@@ -258,6 +263,7 @@ fn fit(line: &str, width: usize) -> String {
 /// Shows `line` as the one status line on stderr, in place of the last one.
 fn draw(line: &str) {
     let mut err = std::io::stderr().lock();
+    // A status line stderr cannot take is left out: it must never stop a grading.
     let _ = write!(err, "\r\x1b[2K{line}");
     let _ = err.flush();
 }
@@ -280,27 +286,7 @@ fn width() -> usize {
     {
         return columns;
     }
-    terminal_columns().unwrap_or(80)
-}
-
-#[cfg(unix)]
-fn terminal_columns() -> Option<usize> {
-    use std::os::fd::AsRawFd;
-    let mut size = libc::winsize {
-        ws_row: 0,
-        ws_col: 0,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: TIOCGWINSZ only writes a `winsize` into the one it is given; it fails harmlessly
-    // when stderr is not a terminal.
-    let read = unsafe { libc::ioctl(std::io::stderr().as_raw_fd(), libc::TIOCGWINSZ, &mut size) };
-    (read == 0 && size.ws_col > 0).then_some(usize::from(size.ws_col))
-}
-
-#[cfg(not(unix))]
-fn terminal_columns() -> Option<usize> {
-    None
+    crate::sandbox::terminal_columns().unwrap_or(80)
 }
 
 #[cfg(test)]

@@ -51,6 +51,10 @@ impl Style {
 /// (restoring the terminal on the way), which ends with status 0 (see [`is_closed_stdout`]);
 /// any other thread ends the process at once, with status 0. Other panics reach the hook that
 /// was there before.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a panic hook on another thread cannot return to main"
+)]
 pub fn quiet_when_stdout_closes() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -79,6 +83,37 @@ pub fn is_closed_stdout(message: &str) -> bool {
 /// Whether `error` says the reader of a pipe is gone.
 pub fn is_closed_pipe(error: &std::io::Error) -> bool {
     error.kind() == std::io::ErrorKind::BrokenPipe
+}
+
+/// Removes terminal escape sequences: CSI (`ESC [ … final byte`, colours among them) and OSC
+/// (`ESC ] … BEL` or `ESC ] … ESC \\`, hyperlinks among them).
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                for end in chars.by_ref() {
+                    if ('\x40'..='\x7e').contains(&end) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                while let Some(end) = chars.next() {
+                    if end == '\x07' || (end == '\x1b' && chars.next_if_eq(&'\\').is_some()) {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 /// A binary crate the workbook installs on demand, at one version.
 pub struct Tool {
@@ -85,4 +85,37 @@ impl Tool {
                     .is_some_and(|word| word.trim_start_matches('v') == self.version)
             })
     }
+}
+
+/// The mdBook release the book is written for, with what `mdbook build` needs (search) and
+/// nothing more: the server and the file watcher would double its first install. Unoptimised:
+/// on two cores it installs in 40 s instead of 105 s, and builds the book in 3.5 s instead of
+/// 1.2 s.
+pub const MDBOOK: Tool = Tool {
+    name: "mdbook",
+    version: "0.5.4",
+    install_time: "under a minute",
+    features: &["search"],
+    folder: "tools",
+    optimized: false,
+};
+
+/// Builds the book quietly (for verify); true when it built.
+pub fn builds(workbook: &Workbook) -> Result<bool> {
+    let mdbook = ensure_mdbook(workbook)?;
+    let output = Command::new(&mdbook)
+        .arg("build")
+        .arg(workbook.root.join("book"))
+        .output()
+        .with_context(|| format!("running {}", mdbook.display()))?;
+    if !output.status.success() {
+        eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(output.status.success())
+}
+
+/// The mdbook binary: one on PATH at the right version, or ours in the target folder's tools/,
+/// installed if it is not there yet.
+pub fn ensure_mdbook(workbook: &Workbook) -> Result<PathBuf> {
+    MDBOOK.ensure(workbook)
 }

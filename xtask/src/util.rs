@@ -1,8 +1,8 @@
 //! Small helpers with no better home: a hash that stays the same across Rust releases, numbers
-//! graded code cannot predict, files written only when they change, a lock on a folder, and the
-//! cargo to run.
+//! graded code cannot predict, files written only when they change, a lock on a folder, the one
+//! walk over a folder tree and the copy of one, and the cargo to run.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -110,6 +110,93 @@ impl FolderLock {
             std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
         Ok((file, path))
     }
+}
+
+/// Folders never part of what is graded: build output, version control, the grader's state.
+pub const NOT_SOURCE_FOLDERS: [&str; 5] = ["target", ".git", ".workbook", "node_modules", "build"];
+
+/// One thing [`entries_under`] found below a folder.
+pub struct Entry {
+    pub path: PathBuf,
+    pub is_dir: bool,
+}
+
+/// Everything below `dir` (not `dir` itself), each folder's entries in name order, each folder
+/// before what it holds. Symbolic links are followed (a student's folder may link to shared
+/// files), but never more than 16 folders deep; folders named in `skip` are left out with all
+/// they hold, and so is anything that is neither a file nor a folder (a broken link). A missing
+/// `dir` holds nothing; a folder that cannot be listed is an error.
+pub fn entries_under(dir: &Path, skip: &[&str]) -> Result<Vec<Entry>> {
+    fn walk(dir: &Path, skip: &[&str], depth: usize, out: &mut Vec<Entry>) -> Result<()> {
+        if depth > 16 || !dir.is_dir() {
+            return Ok(());
+        }
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+            .with_context(|| format!("listing {}", dir.display()))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if path.is_dir() {
+                if !skip.contains(&name.as_ref()) {
+                    out.push(Entry {
+                        path: path.clone(),
+                        is_dir: true,
+                    });
+                    walk(&path, skip, depth + 1, out)?;
+                }
+            } else if path.is_file() {
+                out.push(Entry {
+                    path,
+                    is_dir: false,
+                });
+            }
+        }
+        Ok(())
+    }
+    let mut entries = Vec::new();
+    walk(dir, skip, 0, &mut entries)?;
+    Ok(entries)
+}
+
+/// The files below `dir`, as [`entries_under`] walks it.
+pub fn files_under(dir: &Path, skip: &[&str]) -> Result<Vec<PathBuf>> {
+    Ok(entries_under(dir, skip)?
+        .into_iter()
+        .filter(|entry| !entry.is_dir)
+        .map(|entry| entry.path)
+        .collect())
+}
+
+/// A relative path written with `/` whatever the platform, as the grader's records name files.
+pub fn slash_path(relative: &Path) -> String {
+    relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Copies the folder `from` to `to`, files and subfolders (empty ones too), leaving out the
+/// folders named in `skip`.
+pub fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in entries_under(from, skip)? {
+        let Ok(relative) = entry.path.strip_prefix(from) else {
+            continue;
+        };
+        let copy = to.join(relative);
+        if entry.is_dir {
+            std::fs::create_dir_all(&copy)
+                .with_context(|| format!("creating {}", copy.display()))?;
+        } else {
+            std::fs::copy(&entry.path, &copy).with_context(|| {
+                format!("copying {} to {}", entry.path.display(), copy.display())
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// The cargo that runs this command, or the one on PATH.

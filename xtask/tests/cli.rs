@@ -23,11 +23,66 @@ fn xtask(args: &[&str], state: &Path, stdout: Stdio) -> Output {
         .current_dir(root())
         .env("WORKBOOK_STATE_DIR", state)
         .env("NO_COLOR", "1")
+        // These tests read the English texts, whatever the machine's locale.
+        .env("WORKBOOK_LANG", "en")
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(Stdio::piped())
         .output()
         .expect("the xtask binary runs")
+}
+
+/// `cargo xtask <args>` with the language variables set as `vars` says (the others removed).
+fn xtask_in(args: &[&str], state: &Path, vars: &[(&str, &str)]) -> String {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    command
+        .args(args)
+        .current_dir(root())
+        .env("WORKBOOK_STATE_DIR", state)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null());
+    for name in ["WORKBOOK_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
+        command.env_remove(name);
+    }
+    command.envs(vars.iter().copied());
+    let output = command.output().expect("the xtask binary runs");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_grader_speaks_japanese_to_a_japanese_learner() {
+    let state = state_dir("ja");
+    // The untouched exercise fails: the report, its next steps and its book links in Japanese.
+    let report = xtask_in(&["check", "ch01"], &state, &[("WORKBOOK_LANG", "ja")]);
+    for words in [
+        "得点 0/",
+        "ここから始めましょう:",
+        "チェック",
+        "公開テスト",
+        "本書 §1.",
+    ] {
+        assert!(report.contains(words), "{words}: {report}");
+    }
+    assert!(
+        report.contains("book/build/ja/ch01-strong-medicine.html#"),
+        "a link to the Japanese page: {report}"
+    );
+    assert!(!report.contains("Start here"), "{report}");
+    // A locale beginning with `ja` chooses Japanese; `--lang` wins over everything.
+    let hint = xtask_in(
+        &["hint", "ch01", "--again"],
+        &state,
+        &[("LANG", "ja_JP.UTF-8")],
+    );
+    assert!(hint.contains("ch01 のヒント 1/"), "{hint}");
+    let hint = xtask_in(
+        &["--lang", "en", "hint", "ch01", "--again"],
+        &state,
+        &[("WORKBOOK_LANG", "ja")],
+    );
+    assert!(hint.contains("Hint 1 of"), "{hint}");
+    let hint = xtask_in(&["hint", "ch01", "--again", "--lang", "ja"], &state, &[]);
+    assert!(hint.contains("ch01 のヒント 1/"), "{hint}");
 }
 
 #[test]

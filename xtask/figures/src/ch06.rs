@@ -175,14 +175,4 @@ mod tests {
         assert!(load.iter().all(|&count| count < CLIENTS / 5));
         assert!(load.len() <= 251);
     }
-
-    #[test]
-    fn figures_are_deterministic_and_well_formed() {
-        let first = figures();
-        assert_eq!(first, figures());
-        for figure in &first {
-            assert_eq!(figure.name_problem(), None);
-            crate::plot::tests::assert_well_formed(&figure.svg);
-        }
-    }
 }

@@ -322,16 +322,4 @@ mod tests {
             }
         }
     }
-
-    #[test]
-    fn figures_are_deterministic_and_well_formed() {
-        let first = figures();
-        assert_eq!(first, figures());
-        for figure in &first {
-            assert_eq!(figure.name_problem(), None);
-            if figure.extension == "svg" {
-                crate::plot::tests::assert_well_formed(&figure.svg);
-            }
-        }
-    }
 }

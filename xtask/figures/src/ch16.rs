@@ -283,14 +283,4 @@ mod tests {
         );
         assert_eq!((plain.failed, full.failed), (0, 0));
     }
-
-    #[test]
-    fn figures_are_deterministic_and_well_formed() {
-        let first = figures();
-        assert_eq!(first, figures());
-        for figure in &first {
-            assert_eq!(figure.name_problem(), None);
-            crate::plot::tests::assert_well_formed(&figure.svg);
-        }
-    }
 }

@@ -28,11 +28,9 @@ mod ch27;
 mod ch28;
 mod figure;
 mod path;
-#[allow(
-    dead_code,
-    reason = "the plotting library serves every chapter; no single chapter uses all of it"
-)]
 mod plot;
+#[path = "../../src/report/xml.rs"]
+mod xml;
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -216,6 +214,21 @@ mod tests {
 
     fn book_figures() -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../book/src/figures")
+    }
+
+    /// Every chapter's figures: the same bytes twice, valid names, well-formed SVG.
+    #[test]
+    fn figures_are_deterministic_and_well_formed() {
+        for chapter in CHAPTERS {
+            let first = chapter();
+            assert_eq!(first, chapter());
+            for figure in &first {
+                assert_eq!(figure.name_problem(), None);
+                if figure.extension == "svg" {
+                    crate::plot::tests::assert_well_formed(&figure.svg);
+                }
+            }
+        }
     }
 
     #[test]

@@ -2,15 +2,17 @@
 //! `WORKBOOK_BOOK_URL`), else this workbook's built book, built first when it is missing or
 //! older than its sources. A section the built book does not hold (no page, or no anchor) is
 //! named without a link, and so is every section of a report made on a CI runner without a
-//! hosted book (the runner's book is gone after the run): the page never has a dead link.
+//! hosted book (the runner's book is gone after the run): the page never has a dead link. In
+//! Japanese the links lead to the Japanese edition (`ja/`).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 use crate::class::html::BookLinks;
 use crate::class::model::ClassReport;
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
+use crate::lang::{self, Lang};
 
 /// The variable that names a hosted book when `--book-url` does not.
 pub const BOOK_URL_VARIABLE: &str = "WORKBOOK_BOOK_URL";
@@ -35,7 +37,7 @@ pub fn resolve(
         let base = url.trim().trim_end_matches('/');
         let links = sections
             .iter()
-            .map(|&link| (link.to_owned(), format!("{base}/{}", page_and_anchor(link))))
+            .map(|&link| (link.to_owned(), format!("{base}/{}", edition_page(link))))
             .collect();
         return (links, None);
     }
@@ -89,6 +91,15 @@ pub fn resolve(
     (links, note)
 }
 
+/// A section's page and anchor in the book of the reader's language: the Japanese edition is
+/// under `ja/`, its headings keeping the English anchors.
+fn edition_page(link: &str) -> String {
+    match lang::current() {
+        Lang::En => page_and_anchor(link),
+        Lang::Ja => format!("ja/{}", page_and_anchor(link)),
+    }
+}
+
 /// `book/src/ch08-full-jitter.md#83-the-formula` → `ch08-full-jitter.html#83-the-formula`.
 fn page_and_anchor(link: &str) -> String {
     link.strip_prefix("book/src/")
@@ -110,7 +121,7 @@ fn built_book(workbook: &Workbook, build: &Path) -> Result<(), String> {
     println!(
         "Building the book for the class report's links (cargo xtask book; once, a few seconds)…"
     );
-    match crate::commands::book::builds(workbook) {
+    match crate::tools::builds(workbook) {
         Ok(true) => Ok(()),
         Ok(false) => Err("mdbook failed".to_owned()),
         Err(error) => Err(format!("{error:#}")),
@@ -120,7 +131,7 @@ fn built_book(workbook: &Workbook, build: &Path) -> Result<(), String> {
 /// The `file://` address of the section `link` in the built book at `build`, when its page is
 /// there and holds the anchor.
 fn local_link(build: &Path, link: &str) -> Option<String> {
-    let target = page_and_anchor(link);
+    let target = edition_page(link);
     let (page, anchor) = target.split_once('#').unwrap_or((&target, ""));
     let file = build.join(page);
     let html = std::fs::read_to_string(&file).ok()?;
@@ -159,26 +170,26 @@ fn modified(path: &Path) -> Option<SystemTime> {
 
 /// The latest modification time of `path` or anything below it.
 fn newest(path: &Path) -> Option<SystemTime> {
-    let mut latest = modified(path);
-    let mut pending: Vec<PathBuf> = vec![path.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            latest = latest.max(modified(&path));
-            if path.is_dir() {
-                pending.push(path);
-            }
-        }
-    }
-    latest
+    let below = crate::util::entries_under(path, &[]).unwrap_or_default();
+    below
+        .iter()
+        .map(|entry| modified(&entry.path))
+        .fold(modified(path), Option::max)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_japanese_report_links_the_japanese_edition() {
+        let link = "book/src/ch08-full-jitter.md#83-the-formula";
+        assert_eq!(edition_page(link), "ch08-full-jitter.html#83-the-formula");
+        assert_eq!(
+            lang::speaking(Lang::Ja, || edition_page(link)),
+            "ja/ch08-full-jitter.html#83-the-formula"
+        );
+    }
 
     #[test]
     fn sections_map_to_pages_and_file_urls_are_encoded() {

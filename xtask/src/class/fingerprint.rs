@@ -3,12 +3,9 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use crate::workbook::{Chapter, Rubric, Workbook};
-
-/// Folders never part of what is graded: build output, version control, the grader's state.
-const IGNORED: [&str; 5] = ["target", ".git", ".workbook", "node_modules", "build"];
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
 
 /// FNV-1a with 128 bits: stable across platforms and Rust versions, unlike `DefaultHasher`.
 pub struct Fingerprint(u128);
@@ -58,7 +55,7 @@ impl Fingerprint {
 
     /// Every file under `dir` (sorted, build output and version control left out).
     pub fn tree(&mut self, base: &Path, dir: &Path) -> Result<&mut Self> {
-        for file in files_under(dir)? {
+        for file in crate::util::files_under(dir, &crate::util::NOT_SOURCE_FOLDERS)? {
             self.file(base, &file)?;
         }
         Ok(self)
@@ -67,35 +64,6 @@ impl Fingerprint {
     pub fn finish(&self) -> String {
         format!("{:032x}", self.0)
     }
-}
-
-/// The files under `dir`, recursively, in a stable order; symbolic links are followed (a
-/// student's folder may link to shared files) but never more than 16 folders deep.
-pub fn files_under(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
-    fn walk(dir: &Path, depth: usize, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
-        if depth > 16 || !dir.is_dir() {
-            return Ok(());
-        }
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .with_context(|| format!("listing {}", dir.display()))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for path in entries {
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            if path.is_dir() {
-                if !IGNORED.contains(&name.as_ref()) {
-                    walk(&path, depth + 1, out)?;
-                }
-            } else if path.is_file() {
-                out.push(path);
-            }
-        }
-        Ok(())
-    }
-    let mut files = Vec::new();
-    walk(dir, 0, &mut files)?;
-    Ok(files)
 }
 
 /// The checks a grade uses: for each chapter its weight, rubric and check files (public and

@@ -1,9 +1,7 @@
 //! The gradebook: one CSV row per student that Canvas, Moodle and any spreadsheet import.
 
-use std::fmt::Write;
-
 use crate::class::model::ClassReport;
-use crate::class::status::ChapterStatus;
+use crate::report::chapter_status::ChapterStatus;
 
 /// `student`, then for each chapter `<chapter>`, `<chapter>_status`, `<chapter>_checks`, then
 /// `total, max_total, late, missing, status, trusted`. Points have two decimals; a chapter's
@@ -15,7 +13,7 @@ pub fn render(report: &ClassReport) -> String {
     let mut out = String::from("student");
     for chapter in &report.chapters {
         let id = &chapter.id;
-        let _ = write!(out, ",{id},{id}_status,{id}_checks");
+        out += &format!(",{id},{id}_status,{id}_checks");
     }
     out.push_str(",total,max_total,late,missing,status,trusted\n");
     for row in &report.students {

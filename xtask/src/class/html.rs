@@ -5,10 +5,12 @@
 //! checks they failed folded under.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use crate::class::model::{CheckShare, ClassReport, StudentChapter, StudentRow};
-use crate::class::status::ChapterStatus;
+use crate::lang;
+use crate::lang::words::{Key, t};
+use crate::report::chapter_status::ChapterStatus;
 
 /// Where the page's book links lead: a section's `book/src/<page>.md#<anchor>` → the address of
 /// that section. A section without an address is named without a link, never with a dead one.
@@ -42,22 +44,34 @@ svg .bar { fill: #4a78c2; }
 /// not linked, when they are not.
 pub fn render(report: &ClassReport, links: &BookLinks, book_note: Option<&str>) -> String {
     let mut page = String::new();
-    let _ = write!(
-        page,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>Class report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-    );
-    header(&mut page, report);
-    histogram(&mut page, report);
-    chapters(&mut page, report);
-    heat_map(&mut page, report, links, book_note);
-    students(&mut page, report);
-    page.push_str("</body>\n</html>\n");
+    write_page(&mut page, report, links, book_note).expect("writing to a String cannot fail");
     page
 }
 
-fn header(page: &mut String, report: &ClassReport) {
+fn write_page(
+    page: &mut String,
+    report: &ClassReport,
+    links: &BookLinks,
+    book_note: Option<&str>,
+) -> fmt::Result {
+    write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        lang::current().code(),
+        t(Key::ClassReport)
+    )?;
+    header(page, report)?;
+    histogram(page, report)?;
+    chapters(page, report)?;
+    heat_map(page, report, links, book_note)?;
+    students(page, report)?;
+    page.push_str("</body>\n</html>\n");
+    Ok(())
+}
+
+fn header(page: &mut String, report: &ClassReport) -> fmt::Result {
     let count = |status: &str| {
         report
             .students
@@ -66,9 +80,10 @@ fn header(page: &mut String, report: &ClassReport) {
             .count()
     };
     let untrusted = report.students.iter().filter(|s| !s.trusted).count();
-    let _ = writeln!(
+    writeln!(
         page,
-        "<h1>Class report</h1>\n<p class=\"meta\">Made {} by grader {} with checks {}{}.</p>",
+        "<h1>{}</h1>\n<p class=\"meta\">Made {} by grader {} with checks {}{}.</p>",
+        t(Key::ClassReport),
         escape(&report.generated_at),
         escape(&report.grader.version),
         escape(crate::class::fingerprint::short(&report.grader.checks)),
@@ -77,8 +92,8 @@ fn header(page: &mut String, report: &ClassReport) {
             .as_deref()
             .map(|due| format!(", due {}", escape(due)))
             .unwrap_or_default()
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         page,
         "<p id=\"summary\">{} students: {} graded, {} could not be graded, {} missing, {} reports \
          rejected. Chapters: {}.</p>",
@@ -93,25 +108,27 @@ fn header(page: &mut String, report: &ClassReport) {
             .map(|c| escape(&c.id))
             .collect::<Vec<_>>()
             .join(", ")
-    );
+    )?;
     if untrusted > 0 {
-        let _ = writeln!(
+        writeln!(
             page,
             "<p class=\"warning\" id=\"untrusted-warning\"><strong>{untrusted} result(s) are not \
              trusted</strong>: the student controlled the grader or the checks that produced them \
              (their own workflow or machine), or they came from an untrusted folder. They are \
              feedback, not grades; they are marked <span class=\"badge untrusted\">untrusted</span> \
              below.</p>"
-        );
+        )?;
     }
+    Ok(())
 }
 
-fn histogram(page: &mut String, report: &ClassReport) {
+fn histogram(page: &mut String, report: &ClassReport) -> fmt::Result {
     let totals = &report.totals;
-    let _ = writeln!(
+    writeln!(
         page,
-        "<section id=\"distribution\">\n<h2>Distribution of totals</h2>"
-    );
+        "<section id=\"distribution\">\n<h2>{}</h2>",
+        t(Key::DistributionOfTotals)
+    )?;
     let (width, height, left, bottom) = (640.0, 220.0, 40.0, 30.0);
     let most = totals
         .bins
@@ -121,16 +138,16 @@ fn histogram(page: &mut String, report: &ClassReport) {
         .unwrap_or(0)
         .max(1);
     let bar_width = (width - left) / totals.bins.len().max(1) as f64;
-    let _ = writeln!(
+    writeln!(
         page,
         "<svg id=\"histogram\" role=\"img\" aria-label=\"How many students have each total\" \
          width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\">"
-    );
+    )?;
     let plot = height - bottom - 10.0;
     for (index, bin) in totals.bins.iter().enumerate() {
         let bar = plot * bin.count as f64 / most as f64;
         let x = left + bar_width * index as f64;
-        let _ = writeln!(
+        writeln!(
             page,
             "<rect class=\"bar\" data-count=\"{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" \
              height=\"{bar:.1}\"><title>{} student(s) with {:.1} to {:.1} points</title></rect>",
@@ -141,24 +158,24 @@ fn histogram(page: &mut String, report: &ClassReport) {
             bin.count,
             bin.from,
             bin.to
-        );
+        )?;
         if bin.count > 0 {
-            let _ = writeln!(
+            writeln!(
                 page,
                 "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
                 x + bar_width / 2.0,
                 10.0 + plot - bar - 3.0,
                 bin.count
-            );
+            )?;
         }
-        let _ = writeln!(
+        writeln!(
             page,
             "<text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{:.1}</text>",
             height - 10.0,
             bin.from
-        );
+        )?;
     }
-    let _ = writeln!(
+    writeln!(
         page,
         "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.1}</text>\n\
          <line x1=\"{left}\" y1=\"{:.1}\" x2=\"{width}\" y2=\"{:.1}\" stroke=\"#888\"/>\n</svg>",
@@ -167,9 +184,9 @@ fn histogram(page: &mut String, report: &ClassReport) {
         report.students.first().map_or(0.0, |s| s.max_total),
         10.0 + plot,
         10.0 + plot
-    );
+    )?;
     let stat = |value: Option<f64>| value.map_or_else(|| "—".to_owned(), |v| format!("{v:.2}"));
-    let _ = writeln!(
+    writeln!(
         page,
         "<p>{} graded · mean {} · median {} · lowest {} · highest {} (of {:.2} points)</p>\n</section>",
         totals.graded,
@@ -178,64 +195,81 @@ fn histogram(page: &mut String, report: &ClassReport) {
         stat(totals.min),
         stat(totals.max),
         report.students.first().map_or(0.0, |s| s.max_total)
-    );
+    )?;
+    Ok(())
 }
 
 /// How many graded students are at each status, chapter by chapter.
-fn chapters(page: &mut String, report: &ClassReport) {
-    let _ = writeln!(
+fn chapters(page: &mut String, report: &ClassReport) -> fmt::Result {
+    writeln!(
         page,
-        "<section id=\"chapters\">\n<h2>Where the class is</h2>\n<p>Graded students by their \
+        "<section id=\"chapters\">\n<h2>{}</h2>\n<p>Graded students by their \
          status in each chapter: <em>not started</em> (the exercise is as shipped), <em>does not \
          compile</em>, <em>partial</em> (it compiles, some check fails), <em>done</em> (every \
          point), or <em>missing</em> (no folder for the chapter).</p>\n\
-         <table id=\"chapter-table\">\n<thead><tr><th>chapter</th>"
-    );
+         <table id=\"chapter-table\">\n<thead><tr><th>{}</th>",
+        t(Key::WhereTheClassIs),
+        t(Key::ColumnChapter)
+    )?;
     let statuses = ChapterStatus::ALL.iter().rev();
     for status in statuses.clone() {
-        let _ = write!(page, "<th>{}</th>", status.words());
+        write!(page, "<th>{}</th>", status.words())?;
     }
     page.push_str("</tr></thead>\n<tbody>\n");
     for chapter in &report.chapters {
-        let _ = write!(
+        write!(
             page,
             "<tr class=\"chapter\" data-chapter=\"{}\"><td>{} <small>{}</small></td>",
             escape(&chapter.id),
             escape(&chapter.id),
             escape(&chapter.title)
-        );
+        )?;
         for &status in statuses.clone() {
-            let _ = write!(
+            write!(
                 page,
                 "<td class=\"count\" data-status=\"{}\">{}</td>",
                 status.id(),
                 chapter.students.count(status)
-            );
+            )?;
         }
         page.push_str("</tr>\n");
     }
     page.push_str("</tbody>\n</table>\n</section>\n");
+    Ok(())
 }
 
-fn heat_map(page: &mut String, report: &ClassReport, links: &BookLinks, book_note: Option<&str>) {
-    let _ = writeln!(
+fn heat_map(
+    page: &mut String,
+    report: &ClassReport,
+    links: &BookLinks,
+    book_note: Option<&str>,
+) -> fmt::Result {
+    writeln!(
         page,
-        "<section id=\"checks\">\n<h2>What to teach again</h2>\n<p>Every check of every chapter \
+        "<section id=\"checks\">\n<h2>{}</h2>\n<p>Every check of every chapter \
          with the share of the students who attempted the chapter, and whose code compiles, that \
          pass it: the rules most missed first. The students who have not started the chapter, \
          whose code does not compile or who lack it tell nothing about a rule; they are counted \
-         beside. Checks of a chapter nobody attempted come last.</p>"
-    );
+         beside. Checks of a chapter nobody attempted come last.</p>",
+        t(Key::WhatToTeachAgain)
+    )?;
     if let Some(note) = book_note {
-        let _ = writeln!(
+        writeln!(
             page,
             "<p class=\"warning\" id=\"book-note\">{}</p>",
             escape(note)
-        );
+        )?;
     }
-    page.push_str(
-        "<table id=\"heat-map\">\n<thead><tr><th>passing</th><th>chapter</th><th>check</th>\
-         <th>rule</th><th>book</th><th>left out</th></tr></thead>\n<tbody>\n",
+    let _ = write!(
+        page,
+        "<table id=\"heat-map\">\n<thead><tr><th>{}</th><th>{}</th><th>{}</th>\
+         <th>{}</th><th>{}</th><th>{}</th></tr></thead>\n<tbody>\n",
+        t(Key::ColumnPassing),
+        t(Key::ColumnChapter),
+        t(Key::ColumnCheck),
+        t(Key::ColumnRule),
+        t(Key::ColumnBook),
+        t(Key::ColumnLeftOut)
     );
     for check in &report.checks {
         let (share, background, passing) = match check.share {
@@ -246,7 +280,7 @@ fn heat_map(page: &mut String, report: &ClassReport, links: &BookLinks, book_not
             ),
             None => (String::new(), UNTOUCHED.to_owned(), "—".to_owned()),
         };
-        let _ = writeln!(
+        writeln!(
             page,
             "<tr class=\"check\"{share} data-attempted=\"{}\"><td class=\"share\" \
              style=\"background: {background}\">{passing} <small>({}/{})</small></td><td>{}</td>\
@@ -259,9 +293,10 @@ fn heat_map(page: &mut String, report: &ClassReport, links: &BookLinks, book_not
             escape(&check.title),
             book_link(check, links),
             escape(&check.left_out().left_out())
-        );
+        )?;
     }
     page.push_str("</tbody>\n</table>\n</section>\n");
+    Ok(())
 }
 
 /// `§8.3 The formula`, linked to the book when `links` has its address.
@@ -281,32 +316,40 @@ fn book_link(check: &CheckShare, links: &BookLinks) -> String {
     }
 }
 
-fn students(page: &mut String, report: &ClassReport) {
-    let _ = writeln!(
+fn students(page: &mut String, report: &ClassReport) -> fmt::Result {
+    writeln!(
         page,
-        "<section id=\"students\">\n<h2>Students</h2>\n<p>Each chapter's weighted points, the \
+        "<section id=\"students\">\n<h2>{}</h2>\n<p>Each chapter's weighted points, the \
          student's status in it and the checks passed; a chapter's failed checks are folded \
          under it.</p>\n<div class=\"wide\">\n<table id=\"student-table\">\n<thead><tr>\
-         <th>student</th><th>status</th>"
-    );
+         <th>{}</th><th>{}</th>",
+        t(Key::Students),
+        t(Key::ColumnStudent),
+        t(Key::ColumnStatus)
+    )?;
     for chapter in &report.chapters {
-        let _ = write!(
+        write!(
             page,
             "<th title=\"{}\">{}</th>",
             escape(&chapter.title),
             escape(&chapter.id)
-        );
+        )?;
     }
-    page.push_str("<th>total</th></tr></thead>\n<tbody>\n");
+    let _ = write!(
+        page,
+        "<th>{}</th></tr></thead>\n<tbody>\n",
+        t(Key::ColumnTotal)
+    );
     let titles: BTreeMap<(&str, &str), &str> = report
         .checks
         .iter()
         .map(|c| ((c.chapter.as_str(), c.id.as_str()), c.title.as_str()))
         .collect();
     for row in &report.students {
-        student_row(page, report, row, &titles);
+        student_row(page, report, row, &titles)?;
     }
     page.push_str("</tbody>\n</table>\n</div>\n</section>\n");
+    Ok(())
 }
 
 fn student_row(
@@ -314,7 +357,7 @@ fn student_row(
     report: &ClassReport,
     row: &StudentRow,
     titles: &BTreeMap<(&str, &str), &str>,
-) {
+) -> fmt::Result {
     let trust = if row.trusted {
         "<span class=\"badge trusted\">trusted</span>".to_owned()
     } else {
@@ -336,16 +379,16 @@ fn student_row(
     } else {
         ""
     };
-    let _ = write!(
+    write!(
         page,
         "<tr class=\"student\" data-student=\"{}\" data-trusted=\"{}\"><td>{}</td><td>{status}{late} {trust}</td>",
         escape(&row.student),
         row.trusted,
         escape(&row.student)
-    );
+    )?;
     for chapter in &report.chapters {
         match row.chapters.iter().find(|c| c.id == chapter.id) {
-            Some(graded) => chapter_cell(page, graded, titles),
+            Some(graded) => chapter_cell(page, graded, titles)?,
             None => page.push_str("<td class=\"points\">—</td>"),
         }
     }
@@ -354,12 +397,17 @@ fn student_row(
     } else {
         "—".to_owned()
     };
-    let _ = writeln!(page, "<td class=\"points\">{total}</td></tr>");
+    writeln!(page, "<td class=\"points\">{total}</td></tr>")?;
+    Ok(())
 }
 
 /// A student's chapter: points, status, checks passed, and the failed checks folded (their ids,
 /// each rule in its tooltip, so that an opened fold keeps the column narrow).
-fn chapter_cell(page: &mut String, graded: &StudentChapter, titles: &BTreeMap<(&str, &str), &str>) {
+fn chapter_cell(
+    page: &mut String,
+    graded: &StudentChapter,
+    titles: &BTreeMap<(&str, &str), &str>,
+) -> fmt::Result {
     let status = graded.status;
     let background = if status.attempted() {
         let fraction = if graded.max_score == 0 {
@@ -378,7 +426,7 @@ fn chapter_cell(page: &mut String, graded: &StudentChapter, titles: &BTreeMap<(&
     } else {
         String::new()
     };
-    let _ = write!(
+    write!(
         page,
         "<td class=\"points\" data-status=\"{}\" style=\"background: {background}\" \
          title=\"{}/{} points of the rubric\">{:.2}<small>{}{checks}</small>",
@@ -387,28 +435,29 @@ fn chapter_cell(page: &mut String, graded: &StudentChapter, titles: &BTreeMap<(&
         graded.max_score,
         graded.points,
         status.words()
-    );
+    )?;
     if status == ChapterStatus::Partial && !graded.failed_checks.is_empty() {
-        let _ = write!(
+        write!(
             page,
             "<details><summary>{} failed</summary><ul>",
             graded.failed_checks.len()
-        );
+        )?;
         for id in &graded.failed_checks {
             let title = titles
                 .get(&(graded.id.as_str(), id.as_str()))
                 .copied()
                 .unwrap_or_default();
-            let _ = write!(
+            write!(
                 page,
                 "<li><code title=\"{}\">{}</code></li>",
                 escape(title),
                 escape(id)
-            );
+            )?;
         }
         page.push_str("</ul></details>");
     }
     page.push_str("</td>");
+    Ok(())
 }
 
 /// The background of a chapter nobody can learn from: not started, missing, or not attempted.

@@ -5,7 +5,6 @@
 pub mod book_links;
 pub mod cleanup;
 pub mod fingerprint;
-pub mod grade_text;
 pub mod gradebook;
 pub mod html;
 pub mod model;
@@ -14,6 +13,5 @@ pub mod progress_bar;
 pub mod reports;
 pub mod roster;
 pub mod stamp;
-pub mod status;
 pub mod store;
 pub mod time;

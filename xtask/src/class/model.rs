@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::class::reports::{Entry, Expected, Outcome, SectionView};
-use crate::class::status::{ChapterStatus, round_points, round_share};
 use crate::class::time;
-use crate::grading;
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::grade::grader;
+use crate::report::chapter_status::{ChapterStatus, round_points, round_share};
 
 /// The version of the class report's layout; it changes when a field changes meaning.
 pub const CLASS_SCHEMA: &str = "retry-workbook/class-report/v2";
@@ -233,7 +233,9 @@ pub fn build(
 ) -> anyhow::Result<ClassReport> {
     let rubrics: Vec<Rubric> = chapters
         .iter()
-        .map(|chapter| Rubric::for_chapter(workbook, chapter, checks_dir))
+        .map(|chapter| {
+            crate::curriculum::translation::learners_rubric(workbook, chapter, checks_dir)
+        })
         .collect::<anyhow::Result<_>>()?;
     let max_total: f64 = chapters.iter().map(|c| f64::from(c.weight)).sum();
     let students: Vec<StudentRow> = entries
@@ -257,7 +259,7 @@ pub fn build(
         schema: CLASS_SCHEMA.to_owned(),
         generated_at: time::format_utc(time::now()),
         grader: GraderInfo {
-            version: crate::class::stamp::GRADER_VERSION.to_owned(),
+            version: crate::report::model::GRADER_VERSION.to_owned(),
             build: expected.build.clone(),
             checks: expected.checks.clone(),
         },
@@ -430,7 +432,7 @@ fn check_shares(
             let passed = passes.get(&key).copied().unwrap_or(0);
             let section = sections.get(&key).cloned().or_else(|| {
                 check.section.as_deref().map(|number| {
-                    let section = grading::chapter_section(workbook, chapter, number);
+                    let section = grader::chapter_section(workbook, chapter, number);
                     SectionView {
                         number: section.number,
                         title: section.title,

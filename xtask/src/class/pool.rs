@@ -23,14 +23,14 @@ use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 
 use crate::class::cleanup;
-use crate::class::fingerprint::files_under;
 use crate::class::reports::{ERROR_SCHEMA, GradingError};
 use crate::class::roster::Student;
 use crate::class::stamp;
-use crate::commands::grade::{GRADE_SCHEMA, SkippedPolicy};
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::report::model::{GRADE_SCHEMA, SkippedPolicy};
 use crate::sandbox::{self, Ending, Limits};
 use crate::util::FolderLock;
-use crate::workbook::{Chapter, Workbook};
+use crate::util::{NOT_SOURCE_FOLDERS, files_under};
 
 /// The most a student's graded files may weigh; a larger copy is not graded.
 const COPY_LIMIT_BYTES: u64 = 256 * 1024 * 1024;
@@ -168,7 +168,7 @@ impl Slot {
     /// by grading the shipped exercises, which needs exactly what a student's copy needs.
     fn warm_up(&self, workbook: &Workbook, settings: &Settings) -> Result<()> {
         let mut hash = crate::class::fingerprint::Fingerprint::default();
-        hash.text(stamp::GRADER_VERSION);
+        hash.text(crate::report::model::GRADER_VERSION);
         for chapter in &settings.chapters {
             hash.text(&chapter.id);
         }
@@ -182,7 +182,7 @@ impl Slot {
             self.dir.display()
         );
         // What the workbook's own target folder has built need not be compiled again here.
-        crate::target_seed::seed(workbook, &settings.chapters, &self.target())?;
+        crate::build::target_seed::seed(workbook, &settings.chapters, &self.target())?;
         let finished = sandbox::run(
             grade_command(workbook, settings, &workbook.root, &self.target()),
             Limits {
@@ -323,7 +323,10 @@ fn prepare_copy(source: &Path, copy: &Path, chapters: &[Chapter]) -> Result<()> 
         }
     }
     for chapter in chapters {
-        files.extend(files_under(&source.join("exercises").join(chapter.stem()))?);
+        files.extend(files_under(
+            &source.join("exercises").join(chapter.stem()),
+            &NOT_SOURCE_FOLDERS,
+        )?);
     }
     let mut copied = 0;
     for file in files {

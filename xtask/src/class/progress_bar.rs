@@ -73,6 +73,7 @@ impl ProgressBar {
             || "time left: measuring".to_owned(),
             |left| format!("about {} left", human(left)),
         );
+        // A progress bar stderr cannot take is left out: it must never stop the class run.
         let _ = write!(
             std::io::stderr(),
             "\r\x1b[2K[{}{}] {}/{} done · {} running · {} failed · {} reused · {left} ({} at once)",

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::class::stamp::{GRADER_VERSION, GraderStamp};
-use crate::class::status::ChapterStatus;
-use crate::commands::grade::GRADE_SCHEMA;
+use crate::report::chapter_status::ChapterStatus;
+use crate::report::model::GRADE_SCHEMA;
+use crate::report::model::{GRADER_VERSION, GraderStamp};
 
 /// A student who could not be graded (the grading hung, crashed or printed no report).
 pub const ERROR_SCHEMA: &str = "retry-workbook/class-error/v1";
@@ -295,7 +295,7 @@ fn list_or_none(items: &[&str]) -> String {
 /// with the student each names: the file's stem, less `.error` for an error record.
 pub fn files_in(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
     let mut found = Vec::new();
-    for file in crate::class::fingerprint::files_under(dir)? {
+    for file in crate::util::files_under(dir, &crate::util::NOT_SOURCE_FOLDERS)? {
         if file.extension().is_none_or(|ext| ext != "json") {
             continue;
         }

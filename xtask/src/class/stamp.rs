@@ -6,42 +6,10 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 
 use crate::class::fingerprint;
-use crate::workbook::{Chapter, Workbook};
-
-/// This grader's version: the xtask crate's.
-pub const GRADER_VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Who graded a report, and with what.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct GraderStamp {
-    /// The grader's version.
-    pub version: String,
-    /// A fingerprint of the grader's own sources (`xtask/src`, its manifest and the lockfile):
-    /// two graders of one version built from different code differ here.
-    #[serde(default)]
-    pub build: String,
-    /// A fingerprint of the checks used (rubrics, check files, mutants of learner-tests
-    /// chapters, shared helpers, chapter weights): equal fingerprints mean equal checks.
-    pub checks: String,
-    /// True when the grader graded the copy of the workbook it is part of: a student's own
-    /// machine or Classroom workflow, where the student controls the grader and the checks
-    /// too. Such a score is feedback, not a grade.
-    pub graded_own_copy: bool,
-    /// The graded copy's commit and its committer time (Unix seconds), when it is a git
-    /// repository.
-    #[serde(default)]
-    pub commit: Option<String>,
-    #[serde(default)]
-    pub commit_time: Option<i64>,
-    /// `GITHUB_REPOSITORY` and `GITHUB_RUN_ID`, when graded in GitHub Actions.
-    #[serde(default)]
-    pub github_repository: Option<String>,
-    #[serde(default)]
-    pub github_run_id: Option<String>,
-}
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::report::model::{GRADER_VERSION, GraderStamp};
 
 impl GraderStamp {
     /// The stamp for grading `chapters` of the copy at `workspace` (this workbook when `None`)

@@ -16,13 +16,13 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::Value;
 
+use crate::build::crate_copy;
+use crate::build::manifest_toml;
 use crate::commands::watch;
-use crate::grading::{Grader, Target};
-use crate::manifest_toml;
-use crate::mutants;
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::grade::grader::{Grader, Target};
 use crate::sandbox;
 use crate::util::write_if_changed;
-use crate::workbook::{Chapter, Workbook};
 
 /// Measure the grader against the floor: warm check, check after a one-line edit, watch, cold start.
 #[derive(Debug, Args)]
@@ -70,12 +70,6 @@ struct Figures {
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
     let chapter = workbook.ready_chapter(&args.chapter)?;
-    let copy = mutants::copy_of_solution(&workbook, chapter, "bench")?;
-    let floor = floor_crate(&workbook)?;
-    let lib = copy.join("src/lib.rs");
-    let original = std::fs::read_to_string(&lib).context("reading the copy's lib.rs")?;
-    let floor_lib = floor.join("src/lib.rs");
-    let floor_original = std::fs::read_to_string(&floor_lib)?;
     let runs = args.runs.max(1);
     let rustlings = if args.skip_rustlings {
         None
@@ -86,7 +80,24 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             .inspect_err(|error| println!("rustlings will not be timed: {error:#}"))
             .ok()
     };
+    announce(chapter, runs);
+    let figures = measure(&workbook, chapter, runs, rustlings.as_ref())?;
+    let table = Table {
+        floor: medians(&figures.floor_edit),
+    };
+    table.print_speed(&figures);
+    print_caches_and_memory(&figures);
+    if !args.skip_cold {
+        bench_first_check(&workbook, &table)?;
+    }
+    if let Some(load) = load_average() {
+        println!("  load average at the end: {load}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
 
+/// What is benched, and what on this machine may slow it.
+fn announce(chapter: &Chapter, runs: usize) {
     println!(
         "bench {} on a copy of its solution ({runs} runs each, interleaved with the floor){}",
         chapter.id,
@@ -102,10 +113,26 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             names as f64 / 1e6
         );
     }
+}
+
+/// Times every figure `runs` times, interleaved with the floor, on a copy of the solution; the
+/// copy and the floor crate are restored afterwards.
+fn measure(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    runs: usize,
+    rustlings: Option<&rustlings::Rustlings>,
+) -> Result<Figures> {
+    let copy = crate_copy::copy_of_solution(workbook, chapter, "bench")?;
+    let floor = floor_crate(workbook)?;
+    let lib = copy.join("src/lib.rs");
+    let original = std::fs::read_to_string(&lib).context("reading the copy's lib.rs")?;
+    let floor_lib = floor.join("src/lib.rs");
+    let floor_original = std::fs::read_to_string(&floor_lib)?;
     // Warm everything once: the grader, the harness, the floor.
-    cargo_test(&workbook, &floor)?;
-    sample(&workbook, chapter, &copy)?;
-    if let Some(rustlings) = &rustlings {
+    cargo_test(workbook, &floor)?;
+    sample(workbook, chapter, &copy)?;
+    if let Some(rustlings) = rustlings {
         rustlings.run()?;
     }
     let mut figures = Figures {
@@ -120,19 +147,19 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     for run in 0..runs {
         let edit = |text: &str| format!("{text}\npub const BENCH_EDIT: u32 = {run};\n");
         std::fs::write(&floor_lib, edit(&floor_original))?;
-        figures.floor_edit.push(cargo_test(&workbook, &floor)?);
-        figures.floor_warm.push(cargo_test(&workbook, &floor)?);
-        if let Some(rustlings) = &rustlings {
+        figures.floor_edit.push(cargo_test(workbook, &floor)?);
+        figures.floor_warm.push(cargo_test(workbook, &floor)?);
+        if let Some(rustlings) = rustlings {
             rustlings.edit(run)?;
             figures.rustlings_edit.push(rustlings.run()?);
             figures.rustlings_warm.push(rustlings.run()?);
         }
         std::fs::write(&lib, edit(&original))?;
-        figures.edited.push(sample(&workbook, chapter, &copy)?);
-        figures.warm.push(sample(&workbook, chapter, &copy)?);
+        figures.edited.push(sample(workbook, chapter, &copy)?);
+        figures.warm.push(sample(workbook, chapter, &copy)?);
         let watched_edit = format!("{original}\npub const BENCH_WATCH: u32 = {run};\n");
         figures.watched.push(save_to_verdict(
-            &workbook,
+            workbook,
             chapter,
             &copy,
             &lib,
@@ -141,86 +168,109 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     }
     std::fs::write(&lib, &original)?;
     std::fs::write(&floor_lib, &floor_original)?;
+    Ok(figures)
+}
 
-    let timed = |samples: &[Sample]| -> Vec<Timed> {
-        samples
-            .iter()
-            .map(|s| Timed {
-                wall: s.wall,
-                cpu: s.cpu,
-            })
-            .collect()
-    };
-    let floor = medians(&figures.floor_edit);
-    let edited = medians(&timed(&figures.edited));
-    println!();
-    println!(
-        "  {:<38} {:>7} {:>8}   {:>7} {:>8}   budget",
-        "figure (median)", "wall s", "× floor", "CPU s", "× floor"
-    );
-    let row = |name: &str, value: Timed, budget: &str| {
+/// The wall and CPU time of each sample.
+fn timed(samples: &[Sample]) -> Vec<Timed> {
+    samples
+        .iter()
+        .map(|s| Timed {
+            wall: s.wall,
+            cpu: s.cpu,
+        })
+        .collect()
+}
+
+/// The table of figures, each also as a multiple of the floor.
+struct Table {
+    floor: Timed,
+}
+
+impl Table {
+    /// One row: the figure, its ratio to the floor, and its budget.
+    fn row(&self, name: &str, value: Timed, budget: &str) {
         let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64().max(1e-9);
         println!(
             "  {name:<38} {:>7.3} {:>7.2}×   {:>7.3} {:>7.2}×   {budget}",
             value.wall.as_secs_f64(),
-            ratio(value.wall, floor.wall),
+            ratio(value.wall, self.floor.wall),
             value.cpu.as_secs_f64(),
-            ratio(value.cpu, floor.cpu),
-        );
-    };
-    row("floor: one-test crate after the edit", floor, "(the unit)");
-    row(
-        "floor: the same, nothing changed",
-        medians(&figures.floor_warm),
-        "",
-    );
-    let rustlings_edit =
-        (!figures.rustlings_edit.is_empty()).then(|| medians(&figures.rustlings_edit));
-    if let Some(rustlings_edit) = rustlings_edit {
-        row(
-            "rustlings run after the same edit",
-            rustlings_edit,
-            "(the yardstick)",
-        );
-        row(
-            "rustlings run, nothing changed",
-            medians(&figures.rustlings_warm),
-            "",
+            ratio(value.cpu, self.floor.cpu),
         );
     }
-    let edit_budget = match rustlings_edit {
-        Some(yardstick) => format!(
-            "≤ 0.7× rustlings = {:.3} s (here {:.2}×)",
-            yardstick.wall.as_secs_f64() * 0.7,
-            edited.wall.as_secs_f64() / yardstick.wall.as_secs_f64().max(1e-9)
-        ),
-        None => "≤ 0.7× rustlings, about 0.4 s".to_owned(),
-    };
-    row("check after a one-line edit", edited, &edit_budget);
-    // Where the edit figure goes: the build, the checks, and the rest (`cargo run` starting
-    // the grader, which reads the workbook, writes the harness and the report).
-    let part = |get: fn(&Sample) -> Duration| {
-        median(&figures.edited.iter().map(get).collect::<Vec<_>>()).as_secs_f64()
-    };
-    let (build, run) = (part(|s| s.build), part(|s| s.checks));
-    println!(
-        "  {:<38} build {build:.3} s · checks {run:.3} s · the rest {:.3} s",
-        "  of which (medians)",
-        edited.wall.as_secs_f64() - build - run
-    );
-    row(
-        "warm check, nothing changed",
-        medians(&timed(&figures.warm)),
-        "≤ 0.15 s",
-    );
-    row(
-        "watch: save to verdict (in process)",
-        medians(&figures.watched),
-        &format!(
-            "≤ check after the edit + 0.05 s = {:.3} s",
-            edited.wall.as_secs_f64() + 0.05
-        ),
-    );
+
+    /// The speed figures: the floor, rustlings, a check after an edit and where its time goes,
+    /// a warm check, and watch's save to verdict.
+    fn print_speed(&self, figures: &Figures) {
+        let edited = medians(&timed(&figures.edited));
+        println!();
+        println!(
+            "  {:<38} {:>7} {:>8}   {:>7} {:>8}   budget",
+            "figure (median)", "wall s", "× floor", "CPU s", "× floor"
+        );
+        self.row(
+            "floor: one-test crate after the edit",
+            self.floor,
+            "(the unit)",
+        );
+        self.row(
+            "floor: the same, nothing changed",
+            medians(&figures.floor_warm),
+            "",
+        );
+        let rustlings_edit =
+            (!figures.rustlings_edit.is_empty()).then(|| medians(&figures.rustlings_edit));
+        if let Some(rustlings_edit) = rustlings_edit {
+            self.row(
+                "rustlings run after the same edit",
+                rustlings_edit,
+                "(the yardstick)",
+            );
+            self.row(
+                "rustlings run, nothing changed",
+                medians(&figures.rustlings_warm),
+                "",
+            );
+        }
+        let edit_budget = match rustlings_edit {
+            Some(yardstick) => format!(
+                "≤ 0.7× rustlings = {:.3} s (here {:.2}×)",
+                yardstick.wall.as_secs_f64() * 0.7,
+                edited.wall.as_secs_f64() / yardstick.wall.as_secs_f64().max(1e-9)
+            ),
+            None => "≤ 0.7× rustlings, about 0.4 s".to_owned(),
+        };
+        self.row("check after a one-line edit", edited, &edit_budget);
+        // Where the edit figure goes: the build, the checks, and the rest (`cargo run` starting
+        // the grader, which reads the workbook, writes the harness and the report).
+        let part = |get: fn(&Sample) -> Duration| {
+            median(&figures.edited.iter().map(get).collect::<Vec<_>>()).as_secs_f64()
+        };
+        let (build, run) = (part(|s| s.build), part(|s| s.checks));
+        println!(
+            "  {:<38} build {build:.3} s · checks {run:.3} s · the rest {:.3} s",
+            "  of which (medians)",
+            edited.wall.as_secs_f64() - build - run
+        );
+        self.row(
+            "warm check, nothing changed",
+            medians(&timed(&figures.warm)),
+            "≤ 0.15 s",
+        );
+        self.row(
+            "watch: save to verdict (in process)",
+            medians(&figures.watched),
+            &format!(
+                "≤ check after the edit + 0.05 s = {:.3} s",
+                edited.wall.as_secs_f64() + 0.05
+            ),
+        );
+    }
+}
+
+/// The checks' own run, how often a build was replayed or skipped, and the peak memory.
+fn print_caches_and_memory(figures: &Figures) {
     let checks = median(&figures.warm.iter().map(|s| s.checks).collect::<Vec<_>>());
     println!(
         "  {:<38} {:>7.3} s (budget ≤ 0.5 s)",
@@ -249,29 +299,27 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         "peak memory of a check process",
         peak as f64 / 1024.0
     );
+}
 
-    if !args.skip_cold {
-        let target = workbook.target_dir().join("bench-cold");
-        if target.exists() {
-            std::fs::remove_dir_all(&target).context("clearing the cold target folder")?;
-        }
-        let (first, graded) = first_check(&workbook, &target)?;
-        row(
-            &format!("fresh clone's first check ({graded})"),
-            first,
-            "≤ 20 s (dependencies downloaded, nothing built)",
-        );
-        println!(
-            "  {:<38} {:>8.0} MiB   (budget ≤ 300 MiB)",
-            "target/ after the first check",
-            folder_size(&target) as f64 / (1024.0 * 1024.0)
-        );
-        std::fs::remove_dir_all(&target).context("removing the cold target folder")?;
+/// A fresh clone's first check, in a target folder of its own that is removed afterwards.
+fn bench_first_check(workbook: &Workbook, table: &Table) -> Result<()> {
+    let target = workbook.target_dir().join("bench-cold");
+    if target.exists() {
+        std::fs::remove_dir_all(&target).context("clearing the cold target folder")?;
     }
-    if let Some(load) = load_average() {
-        println!("  load average at the end: {load}");
-    }
-    Ok(ExitCode::SUCCESS)
+    let (first, graded) = first_check(workbook, &target)?;
+    table.row(
+        &format!("fresh clone's first check ({graded})"),
+        first,
+        "≤ 20 s (dependencies downloaded, nothing built)",
+    );
+    println!(
+        "  {:<38} {:>8.0} MiB   (budget ≤ 300 MiB)",
+        "target/ after the first check",
+        folder_size(&target) as f64 / (1024.0 * 1024.0)
+    );
+    std::fs::remove_dir_all(&target).context("removing the cold target folder")?;
+    Ok(())
 }
 
 /// The median wall time and the median processor time, each on its own.
@@ -480,19 +528,10 @@ fn timed_report(command: &mut Command) -> Result<(Timed, Value)> {
 
 /// The size of every file below `dir`, in bytes.
 fn folder_size(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            match entry.metadata() {
-                Ok(meta) if meta.is_dir() => pending.push(entry.path()),
-                Ok(meta) => total += meta.len(),
-                Err(_) => {}
-            }
-        }
-    }
-    total
+    crate::util::files_under(dir, &[])
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|file| std::fs::metadata(file).ok())
+        .map(|meta| meta.len())
+        .sum()
 }

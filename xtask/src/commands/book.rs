@@ -8,21 +8,9 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use crate::commands::book_i18n;
+use crate::curriculum::workbook::Workbook;
 use crate::tools::Tool;
-use crate::workbook::Workbook;
-
-/// The mdBook release the book is written for, with what `mdbook build` needs (search) and
-/// nothing more: the server and the file watcher would double its first install. Unoptimised:
-/// on two cores it installs in 40 s instead of 105 s, and builds the book in 3.5 s instead of
-/// 1.2 s.
-const MDBOOK: Tool = Tool {
-    name: "mdbook",
-    version: "0.5.4",
-    install_time: "under a minute",
-    features: &["search"],
-    folder: "tools",
-    optimized: false,
-};
+use crate::tools::{MDBOOK, ensure_mdbook};
 
 /// The same release with its server and file watcher, for `cargo xtask book --serve`.
 const MDBOOK_SERVE: Tool = Tool {
@@ -65,73 +53,22 @@ pub struct BookArgs {
 
 pub fn run(args: BookArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
-    if args.po_status {
-        let results = book_i18n::coverage_report(&workbook)?;
-        return Ok(if results.iter().all(|(_, ok)| *ok) {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        });
-    }
-    if args.update_po || args.import.is_some() {
-        let mdbook = ensure_mdbook(&workbook)?;
-        if let (Some(dir), Some(lang)) = (&args.import, &args.lang) {
-            let all = book_i18n::import(&workbook, &mdbook, lang, dir)?;
-            return Ok(if all {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            });
-        }
-        book_i18n::update_po(&workbook, &mdbook)?;
-        return Ok(ExitCode::SUCCESS);
+    if let Some(code) = translators_command(&workbook, &args)? {
+        return Ok(code);
     }
     let translations: Vec<String> = book_i18n::languages(&workbook)?
         .into_iter()
         .map(|language| language.code)
         .collect();
-    let english = match args.lang.as_deref() {
-        None | Some("en") => true,
-        Some(lang) if translations.iter().any(|code| code == lang) => false,
+    match args.lang.as_deref() {
+        None | Some("en") => {}
+        Some(lang) if translations.iter().any(|code| code == lang) => {
+            return one_translation(&workbook, &args, lang);
+        }
         Some(lang) => bail!(
             "the book has no {lang} edition (editions: en, {})",
             translations.join(", ")
         ),
-    };
-    if !english && args.serve {
-        let mdbook = MDBOOK_SERVE.ensure(&workbook)?;
-        let helpers = book_i18n::ensure_helpers(&workbook)?;
-        let status = Command::new(&mdbook)
-            .args(["serve", "--open"])
-            .arg(workbook.root.join("book"))
-            .envs(book_i18n::edition_env(
-                &workbook,
-                &helpers,
-                args.lang.as_deref().unwrap_or("en"),
-            ))
-            .status()
-            .with_context(|| format!("running {}", mdbook.display()))?;
-        return Ok(if status.success() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        });
-    }
-    if !english {
-        let lang = args.lang.as_deref().unwrap_or_default();
-        let mdbook = ensure_mdbook(&workbook)?;
-        if !book_i18n::build_edition(&workbook, &mdbook, lang, false)? {
-            bail!("mdbook could not build the {lang} edition");
-        }
-        let index = workbook.root.join(format!("book/build/{lang}/index.html"));
-        println!("The {lang} edition is at {}", index.display());
-        if args.open {
-            open_in_browser(&index);
-        }
-        if args.test {
-            return browser_test(&workbook);
-        }
-        return Ok(ExitCode::SUCCESS);
     }
     let mdbook = if args.serve {
         MDBOOK_SERVE.ensure(&workbook)?
@@ -154,7 +91,7 @@ pub fn run(args: BookArgs) -> Result<ExitCode> {
     }
     // The translations, each into its folder beside the English book (which mdBook's build
     // empties first), unless only English was asked for.
-    if args.lang.is_none() {
+    if args.lang.is_none() && !args.serve {
         for lang in &translations {
             if !book_i18n::build_edition(&workbook, &mdbook, lang, false)? {
                 bail!("mdbook could not build the {lang} edition");
@@ -174,6 +111,61 @@ pub fn run(args: BookArgs) -> Result<ExitCode> {
     }
     if args.test {
         return browser_test(&workbook);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Success when `ok`.
+fn exit_code(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// `--po-status`, `--update-po` and `--import`, the translators' commands; None for the others.
+fn translators_command(workbook: &Workbook, args: &BookArgs) -> Result<Option<ExitCode>> {
+    if args.po_status {
+        let results = book_i18n::coverage_report(workbook)?;
+        return Ok(Some(exit_code(results.iter().all(|(_, ok)| *ok))));
+    }
+    if !args.update_po && args.import.is_none() {
+        return Ok(None);
+    }
+    let mdbook = ensure_mdbook(workbook)?;
+    if let (Some(dir), Some(lang)) = (&args.import, &args.lang) {
+        let all = book_i18n::import(workbook, &mdbook, lang, dir)?;
+        return Ok(Some(exit_code(all)));
+    }
+    book_i18n::update_po(workbook, &mdbook)?;
+    Ok(Some(ExitCode::SUCCESS))
+}
+
+/// Builds (or serves) the `lang` translation alone, into book/build/<lang>/.
+fn one_translation(workbook: &Workbook, args: &BookArgs, lang: &str) -> Result<ExitCode> {
+    if args.serve {
+        let mdbook = MDBOOK_SERVE.ensure(workbook)?;
+        let helpers = book_i18n::ensure_helpers(workbook)?;
+        let status = Command::new(&mdbook)
+            .args(["serve", "--open"])
+            .arg(workbook.root.join("book"))
+            .envs(book_i18n::edition_env(workbook, &helpers, lang))
+            .status()
+            .with_context(|| format!("running {}", mdbook.display()))?;
+        return Ok(exit_code(status.success()));
+    }
+    let mdbook = ensure_mdbook(workbook)?;
+    if !book_i18n::build_edition(workbook, &mdbook, lang, false)? {
+        bail!("mdbook could not build the {lang} edition");
+    }
+    let index = workbook.root.join(format!("book/build/{lang}/index.html"));
+    println!("The {lang} edition is at {}", index.display());
+    if args.open {
+        open_in_browser(&index);
+    }
+    if args.test {
+        return browser_test(workbook);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -211,30 +203,18 @@ pub fn browser_test(workbook: &Workbook) -> Result<ExitCode> {
     })
 }
 
-/// Builds the book quietly (for verify), every edition; true when all built.
-pub fn builds(workbook: &Workbook) -> Result<bool> {
-    let mdbook = ensure_mdbook(workbook)?;
-    let output = Command::new(&mdbook)
-        .arg("build")
-        .arg(workbook.root.join("book"))
-        .output()
-        .with_context(|| format!("running {}", mdbook.display()))?;
-    if !output.status.success() {
-        eprint!("{}", String::from_utf8_lossy(&output.stderr));
+/// Builds every edition of the book quietly (for verify); true when all built.
+pub fn builds_every_edition(workbook: &Workbook) -> Result<bool> {
+    if !crate::tools::builds(workbook)? {
         return Ok(false);
     }
+    let mdbook = ensure_mdbook(workbook)?;
     for language in book_i18n::languages(workbook)? {
         if !book_i18n::build_edition(workbook, &mdbook, &language.code, true)? {
             return Ok(false);
         }
     }
     Ok(true)
-}
-
-/// The mdbook binary: one on PATH at the right version, or ours in the target folder's tools/,
-/// installed if it is not there yet.
-pub fn ensure_mdbook(workbook: &Workbook) -> Result<PathBuf> {
-    MDBOOK.ensure(workbook)
 }
 
 fn open_in_browser(index: &Path) {

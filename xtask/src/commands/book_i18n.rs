@@ -15,7 +15,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value, json};
 
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 /// The mdbook-i18n-helpers release that speaks mdBook 0.5's preprocessor and renderer protocol
 /// (0.4.0 depends on mdbook-preprocessor 0.5; the 0.3 releases on mdBook 0.4).
@@ -244,7 +244,7 @@ fn extract_pages(
     let mut context: Value =
         serde_json::from_str(&std::fs::read_to_string(dest.join("pages/book.json"))?)?;
     let mut pages = HashMap::new();
-    crate::commands::preprocess::visit_chapters(&mut context["book"], &mut |path, content| {
+    visit_chapters(&mut context["book"], &mut |path, content| {
         pages.insert(path.to_owned(), content.clone());
     });
     Ok((catalog, pages))
@@ -1231,7 +1231,7 @@ impl Edition {
     /// from the translated glossary page; a term's words in parentheses are not matched.
     pub fn glossary(&self, book: &mut Value) -> Vec<(String, String)> {
         let mut translated = Vec::new();
-        crate::commands::preprocess::visit_chapters(book, &mut |path, content| {
+        visit_chapters(book, &mut |path, content| {
             if path == "glossary.md" {
                 translated = headings(content)
                     .into_iter()
@@ -1245,55 +1245,12 @@ impl Edition {
             .unwrap_or_default()
             .iter()
             .filter_map(|h| h.strip_prefix("### "))
-            .map(crate::grading::anchor)
+            .map(crate::grade::grader::anchor)
             .collect();
         if english.len() != translated.len() {
             return Vec::new();
         }
         translated.into_iter().zip(english).collect()
-    }
-
-    /// The chapter ending in this edition's words, chapter titles from the translated summary.
-    pub fn footer(
-        &self,
-        workbook: &Workbook,
-        chapter: &crate::workbook::Chapter,
-        content: &str,
-        glossary: &[(String, String)],
-        titles: &BTreeMap<String, String>,
-    ) -> String {
-        use crate::commands::preprocess::{learner_file, neighbours, push_navigation};
-        let text = self.text;
-        let (previous, next) = neighbours(
-            workbook,
-            chapter,
-            text.previous,
-            text.next,
-            text.unwritten,
-            |other| {
-                titles
-                    .get(&format!("{}.md", other.stem()))
-                    .cloned()
-                    .unwrap_or_else(|| other.title.clone())
-            },
-        );
-        let mut out = format!(
-            "\n\n---\n\n{}\n",
-            text.your_turn
-                .replace("{stem}", &chapter.stem())
-                .replace("{start}", &learner_file(workbook, chapter))
-                .replace("{id}", &chapter.id)
-        );
-        let terms: Vec<String> = glossary
-            .iter()
-            .filter(|(term, _)| mentions_term(content, term))
-            .map(|(term, anchor)| format!("[{}](glossary.md#{anchor})", match_key(term)))
-            .collect();
-        if !terms.is_empty() {
-            out.push_str(&format!("\n**{}:** {}\n", text.glossary, terms.join(" · ")));
-        }
-        push_navigation(&mut out, previous, next);
-        out
     }
 
     /// Gives every heading of the page the English heading's anchor (so links into the page and
@@ -1317,6 +1274,40 @@ impl Edition {
             content.insert_str(at, &format!("{prefix}{notice}"));
         }
     }
+}
+
+/// Calls `f(path, content)` for every chapter of mdBook's book JSON, sub-chapters included.
+pub fn visit_chapters(value: &mut Value, f: &mut dyn FnMut(&str, &mut String)) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(chapter)) = map.get_mut("Chapter") {
+                let path = chapter
+                    .get("path")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                if let Some(Value::String(content)) = chapter.get_mut("content") {
+                    f(&path, content);
+                }
+            }
+            for child in map.values_mut() {
+                visit_chapters(child, f);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| visit_chapters(item, f)),
+        _ => {}
+    }
+}
+
+/// True when `term` appears in `text` as a whole word or phrase, ignoring case.
+pub fn mentions(text: &str, term: &str) -> bool {
+    let text = text.to_lowercase();
+    let term = term.to_lowercase();
+    text.match_indices(&term).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + term.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
 }
 
 /// The heading lines of a Markdown page (lines starting with `#` outside fenced code), in order.
@@ -1363,7 +1354,7 @@ fn with_english_anchors(content: &str, english: &[String]) -> String {
             index += 1;
             if !bare.trim_end().ends_with('}') {
                 out.push_str(bare.trim_end());
-                out.push_str(&format!(" {{#{}}}", crate::grading::anchor(source)));
+                out.push_str(&format!(" {{#{}}}", crate::grade::grader::anchor(source)));
                 out.push_str(&line[bare.len()..]);
                 continue;
             }
@@ -1374,20 +1365,20 @@ fn with_english_anchors(content: &str, english: &[String]) -> String {
 }
 
 /// The part of a glossary term a page is searched for: without words in parentheses.
-fn match_key(term: &str) -> &str {
+pub fn match_key(term: &str) -> &str {
     let cut = term.find(['(', '（']).map_or(term, |at| &term[..at]);
     cut.trim()
 }
 
 /// True when a translated page mentions the term: English terms as whole words, Japanese ones
 /// anywhere (Japanese has no spaces between words).
-fn mentions_term(content: &str, term: &str) -> bool {
+pub fn mentions_term(content: &str, term: &str) -> bool {
     let key = match_key(term);
     if key.is_empty() {
         return false;
     }
     if key.is_ascii() {
-        return crate::commands::preprocess::mentions(content, key);
+        return mentions(content, key);
     }
     // A katakana word ends where the katakana do: リース is not found inside リリース.
     let katakana = |c: char| matches!(c, '\u{30a0}'..='\u{30ff}' | '\u{31f0}'..='\u{31ff}');

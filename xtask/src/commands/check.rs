@@ -6,14 +6,18 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
+use crate::build::compile::BuildOptions;
 use crate::commands::reset;
-use crate::grading::{self, Grader, Report, Target};
-use crate::harness::BuildOptions;
+use crate::curriculum::shipped::{Departure, Shipped};
+use crate::curriculum::workbook::display_path;
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::grade::grader::{Grader, Target};
+use crate::lang::words::{Key, t, tf};
 use crate::progress::Progress;
-use crate::report::{self, Layout};
-use crate::shipped::{Departure, Shipped};
+use crate::report::book_lang::learner_page;
+use crate::report::model::Report;
+use crate::report::text::{self, Layout};
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Workbook};
 
 /// Which crate to grade and with which checks.
 #[derive(Debug, Clone, Default, Args)]
@@ -80,7 +84,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         None => match progress.next_chapter(&workbook) {
             Some(chapter) => chapter,
             None => {
-                println!("Every chapter passes. `cargo xtask list` shows them all.");
+                println!("{}", t(Key::EveryChapterPasses));
                 return Ok(ExitCode::SUCCESS);
             }
         },
@@ -92,7 +96,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let exercise = (target == Target::Exercise).then_some(chapter);
     reset::warn_of_broken_manifests(&workbook, exercise);
     if let Some(broken) = exercise.and_then(|chapter| reset::broken_manifest(&workbook, chapter)) {
-        bail!("{} cannot be graded: {broken}", chapter.id);
+        bail!("{}", tf(Key::CannotBeGraded, &[&chapter.id, &broken]));
     }
     let grader = Grader {
         checks_dir: args.target.checks_dir.clone(),
@@ -104,14 +108,15 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         },
         ..Grader::new(&workbook)
     };
-    let report = grader.grade(chapter, &target)?;
+    let mut report = grader.grade(chapter, &target)?;
+    crate::report::book_lang::localize(&workbook, &mut report);
     crate::timings::phase("graded");
     // Saved before anything is printed: a reader that stops early (`| head`) loses no progress,
     // and a save that fails does not hide the report.
     if target == Target::Exercise
         && let Err(error) = Progress::record(&workbook, chapter, &report)
     {
-        eprintln!("note: progress not saved: {error:#}");
+        eprintln!("{}", tf(Key::ProgressNotSaved, &[&format!("{error:#}")]));
     }
     match args.format {
         Format::Text => {
@@ -123,10 +128,10 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             } else {
                 Layout::Brief
             };
-            print!("{}", report::render(&report, style, layout));
+            print!("{}", text::render(&report, style, layout));
             print!("{}", next_steps(&grader, chapter, &target, &report, style));
         }
-        Format::Json => println!("{}", report::render_json(&report)),
+        Format::Json => println!("{}", text::render_json(&report)),
     }
     crate::timings::phase("progress saved, report printed");
     Ok(if report.passed {
@@ -152,23 +157,19 @@ pub fn departures(grader: &Grader, chapter: &Chapter, style: Style) -> String {
     }
     let mut text = format!(
         "{}\n",
-        style.yellow(&format!(
-            "{} is not as shipped:",
-            grading::display_path(workbook, &dir)
-        ))
+        style.yellow(&tf(Key::NotAsShipped, &[&display_path(workbook, &dir)]))
     );
     for (file, departure) in departures {
         let what = match departure {
-            Departure::Missing => "is missing",
-            Departure::Changed if rubric.given.contains(&file) => {
-                "was changed, but it is given: the checks expect it as shipped"
-            }
-            Departure::Changed => "was changed",
+            Departure::Missing => t(Key::FileIsMissing),
+            Departure::Changed if rubric.given.contains(&file) => t(Key::GivenFileChanged),
+            Departure::Changed => t(Key::FileChanged),
         };
-        text.push_str(&format!(
-            "  {file} {what}; `{}` restores it\n",
-            reset::restore_command(chapter, &file)
+        text.push_str(&tf(
+            Key::FileDeparture,
+            &[&file, &what, &reset::restore_command(chapter, &file)],
         ));
+        text.push('\n');
     }
     text.push('\n');
     text
@@ -192,43 +193,36 @@ fn next_steps(
             .skip_while(|c| c.id != chapter.id)
             .nth(1);
         let mut text = format!(
-            "\n{} Compare with the reference: `cargo xtask solution {}`.\n",
-            style.green(&format!("{} is done.", chapter.id)),
-            chapter.id
+            "\n{} {}\n",
+            style.green(&tf(Key::ChapterDone, &[&chapter.id])),
+            tf(Key::CompareWithReference, &[&chapter.id])
         );
         if report.skipped > 0 {
-            text.push_str(&format!(
-                "{} of its checks could not run here and earned nothing; the table says how to \
-                 run them.\n",
-                report.skipped
-            ));
+            text.push_str(&tf(Key::SkippedEarnedNothing, &[&report.skipped]));
+            text.push('\n');
         }
         if let Some(next) = next {
-            text.push_str(&format!(
-                "Next: {} — read {} and run `cargo xtask check {}`.\n",
-                next,
-                grading::display_path(workbook, &workbook.page(next)),
-                next.id
+            text.push_str(&tf(
+                Key::NextChapter,
+                &[&next, &learner_page(workbook, next), &next.id],
             ));
+            text.push('\n');
         }
         return text;
     }
     // "Start here" is at the top of the report.
     let mut text = String::from("\n");
-    text.push_str(&format!(
-        "Read {} (`cargo xtask book --open`), edit {}, and run `cargo xtask check {}` again \
-         (or `cargo xtask watch {}` to re-check on every save). Stuck? `cargo xtask hint {}`.\n",
-        grading::display_path(workbook, &workbook.page(chapter)),
-        grading::display_path(
-            workbook,
-            &workbook
-                .exercise_dir(chapter)
-                .join(learner_file(grader, chapter)),
-        ),
-        chapter.id,
-        chapter.id,
-        chapter.id,
+    let edit = display_path(
+        workbook,
+        &workbook
+            .exercise_dir(chapter)
+            .join(learner_file(grader, chapter)),
+    );
+    text.push_str(&tf(
+        Key::NextSteps,
+        &[&learner_page(workbook, chapter), &edit, &chapter.id],
     ));
+    text.push('\n');
     text
 }
 

@@ -12,7 +12,7 @@ use anyhow::Result;
 use clap::Args;
 
 use crate::commands::verify;
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 /// Run every test of the project: cargo test, then verify (chapters, mutants, figures, book).
 #[derive(Debug, Args)]
@@ -45,16 +45,8 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
             ExitCode::FAILURE
         });
     }
-    match crate::system::postgres_url()? {
-        Some(url) => {
-            println!("== PostgreSQL for chapter 18's PostgreSQL track: {url}");
-            // SAFETY: still single-threaded here; every process started later inherits it.
-            unsafe { std::env::set_var(crate::system::POSTGRES_URL_VAR, url) };
-        }
-        None => println!(
-            "== no PostgreSQL: chapter 18's PostgreSQL track will say it was skipped (set {})",
-            crate::system::POSTGRES_URL_VAR
-        ),
+    if let Some(code) = start_again_with_postgres()? {
+        return Ok(code);
     }
     // Before the tests: the class report's test (xtask/tests/grade_class.rs) needs it too.
     crate::system::ensure(&[crate::system::CHROMIUM])?;
@@ -85,12 +77,7 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
 
     println!("== cargo xtask verify");
     stages.run("verify", || {
-        let verified = verify::run(verify::VerifyArgs {
-            chapters: Vec::new(),
-            no_mutants: false,
-            shipped_only: false,
-            jobs: None,
-        })? == ExitCode::SUCCESS;
+        let verified = verify::verify(&workbook, &verify::Scope::EVERYTHING)? == ExitCode::SUCCESS;
         Ok(vec![("verify", verified)])
     })?;
 
@@ -126,7 +113,39 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
         Ok(vec![("browser test of the book", browsed)])
     })?;
 
-    let total = started.elapsed();
+    Ok(close(stages, started.elapsed()))
+}
+
+/// Finds a PostgreSQL server for chapter 18's PostgreSQL track (or says there is none). When
+/// one is found and the variable that names it is not set, ci runs again as a child with it set
+/// (a running process cannot safely change its own environment), so every process it starts
+/// inherits it; that run's exit code is returned.
+fn start_again_with_postgres() -> Result<Option<ExitCode>> {
+    match crate::system::postgres_url()? {
+        Some(url) if std::env::var_os(crate::system::POSTGRES_URL_VAR).is_none() => {
+            let status = Command::new(std::env::current_exe()?)
+                .args(std::env::args_os().skip(1))
+                .env(crate::system::POSTGRES_URL_VAR, url)
+                .status()?;
+            return Ok(Some(
+                status
+                    .code()
+                    .and_then(|code| u8::try_from(code).ok())
+                    .map_or(ExitCode::FAILURE, ExitCode::from),
+            ));
+        }
+        Some(url) => println!("== PostgreSQL for chapter 18's PostgreSQL track: {url}"),
+        None => println!(
+            "== no PostgreSQL: chapter 18's PostgreSQL track will say it was skipped (set {})",
+            crate::system::POSTGRES_URL_VAR
+        ),
+    }
+    Ok(None)
+}
+
+/// Prints how long ci and each stage took, and the closing line: "N passed, N failed" alone
+/// after one word, then the failed steps.
+fn close(stages: Stages, total: Duration) -> ExitCode {
     println!(
         "\nci took {:.0} s; {:.0} s without the cross-platform stage ({})",
         total.as_secs_f64(),
@@ -145,13 +164,12 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
         .map(|(name, _)| *name)
         .collect();
     let passed = steps.len() - failed.len();
-    // The closing line: "N passed, N failed" alone after one word.
     println!("ci: {passed} passed, {} failed", failed.len());
     if failed.is_empty() {
-        Ok(ExitCode::SUCCESS)
+        ExitCode::SUCCESS
     } else {
         println!("failed: {}", failed.join(", "));
-        Ok(ExitCode::FAILURE)
+        ExitCode::FAILURE
     }
 }
 

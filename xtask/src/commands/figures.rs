@@ -5,7 +5,7 @@ use std::process::{Command, ExitCode};
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 /// Where the book's generated figures live.
 pub const FIGURES_DIR: &str = "book/src/figures";

@@ -6,19 +6,18 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 
-use crate::class::grade_text;
-use crate::class::stamp::GraderStamp;
-use crate::class::status::{ChapterStatus, round_points};
-use crate::formats::{self, ChapterGrade};
-use crate::grading::{Grader, Report, Target};
-use crate::shipped::Shipped;
+use crate::curriculum::shipped::Shipped;
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::grade::grader::{Grader, Target};
+use crate::report::chapter_status::{ChapterStatus, round_points};
+use crate::report::formats;
+use crate::report::grade_text;
+use crate::report::model::ChapterGrade;
+use crate::report::model::GraderStamp;
+use crate::report::model::Report;
+use crate::report::model::{GRADE_SCHEMA, GradeReport, SkippedPolicy};
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Workbook};
-
-/// The version of the grade report's JSON layout.
-pub const GRADE_SCHEMA: &str = "retry-workbook/grade-report/v1";
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum GradeFormat {
@@ -55,45 +54,6 @@ pub struct GradeArgs {
     pub skipped: SkippedPolicy,
 }
 
-/// How `grade` scores a check that was skipped.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum SkippedPolicy {
-    /// Its points count in the maximum and are not earned.
-    #[default]
-    NotEarned,
-    /// It is left out: its points count neither as earned nor in the maximum.
-    Excluded,
-    /// Its points are earned as if it had passed (only when you know the code is right).
-    Earned,
-}
-
-impl SkippedPolicy {
-    /// Rescores `report`'s skipped checks under this policy.
-    fn apply(self, report: &mut Report) {
-        for result in report.results.iter_mut().filter(|r| r.outcome.skipped()) {
-            match self {
-                SkippedPolicy::NotEarned => {}
-                SkippedPolicy::Excluded => report.max_score -= result.points,
-                SkippedPolicy::Earned => result.earned = result.points,
-            }
-        }
-        report.total();
-    }
-}
-
-/// The grade of a whole submission.
-#[derive(Debug, Serialize)]
-pub struct GradeReport {
-    pub schema: &'static str,
-    /// Which grader and checks produced the report, and whether the student controlled them.
-    pub grader: GraderStamp,
-    pub chapters: Vec<ChapterGrade>,
-    /// Sum over chapters of weight × earned / max.
-    pub points: f64,
-    pub max_points: f64,
-    pub passed: bool,
-}
-
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
     let chapters = workbook.ready_chapters_or(&args.chapters)?;
@@ -109,44 +69,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     )?;
     let mut grades = Vec::new();
     for chapter in chapters {
-        let exercise = match &args.workspace {
-            Some(dir) => dir.join("exercises").join(chapter.stem()),
-            None => workbook.exercise_dir(chapter),
-        };
-        let exercise_found = exercise.is_dir();
-        let (mut report, tampered, as_shipped) = if exercise_found {
-            let shipped = Shipped::load(&workbook, chapter)?;
-            let tampered = tampered_files(&grader, chapter, &shipped, &exercise)?;
-            let as_shipped = untouched(&shipped, &exercise);
-            let report = grader.grade(chapter, &Target::Path(exercise))?;
-            (report, tampered, as_shipped)
-        } else {
-            let rubric = grader.rubric(chapter)?;
-            let missing =
-                Report::missing(&workbook, chapter, &rubric, exercise.display().to_string());
-            (missing, Vec::new(), false)
-        };
-        args.skipped.apply(&mut report);
-        let fraction = if report.max_score == 0 {
-            0.0
-        } else {
-            f64::from(report.score) / f64::from(report.max_score)
-        };
-        let status = ChapterStatus::of(
-            !exercise_found,
-            as_shipped,
-            report.compiled,
-            report.hidden().any(|r| r.outcome.failed()),
-            report.score,
-            report.max_score,
-        );
-        grades.push(ChapterGrade {
-            weight: chapter.weight,
-            points: f64::from(chapter.weight) * fraction,
-            tampered,
-            status,
-            report,
-        });
+        grades.push(grade_chapter(&grader, chapter, &args)?);
     }
     let points = grades.iter().map(|g| g.points).sum();
     for grade in &mut grades {
@@ -160,12 +83,66 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         passed: grades.iter().all(|g| g.report.passed),
         chapters: grades,
     };
-    match args.format {
+    let copy = args.workspace.as_deref().unwrap_or(&workbook.root);
+    print_grade(&grade, args.format, copy)?;
+    Ok(if grade.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Grades one chapter of the submission: its report under the skipped policy, its weighted
+/// points, the shipped files it changed, and its status.
+fn grade_chapter(grader: &Grader, chapter: &Chapter, args: &GradeArgs) -> Result<ChapterGrade> {
+    let workbook = grader.workbook;
+    let exercise = match &args.workspace {
+        Some(dir) => dir.join("exercises").join(chapter.stem()),
+        None => workbook.exercise_dir(chapter),
+    };
+    let exercise_found = exercise.is_dir();
+    let (mut report, tampered, as_shipped) = if exercise_found {
+        let shipped = Shipped::load(workbook, chapter)?;
+        let tampered = tampered_files(grader, chapter, &shipped, &exercise)?;
+        let as_shipped = untouched(&shipped, &exercise);
+        let report = grader.grade(chapter, &Target::Path(exercise))?;
+        (report, tampered, as_shipped)
+    } else {
+        let rubric = grader.rubric(chapter)?;
+        let missing = Report::missing(workbook, chapter, &rubric, exercise.display().to_string());
+        (missing, Vec::new(), false)
+    };
+    args.skipped.apply(&mut report);
+    let fraction = if report.max_score == 0 {
+        0.0
+    } else {
+        f64::from(report.score) / f64::from(report.max_score)
+    };
+    let status = ChapterStatus::of(
+        !exercise_found,
+        as_shipped,
+        report.compiled,
+        report.hidden().any(|r| r.outcome.failed()),
+        report.score,
+        report.max_score,
+    );
+    Ok(ChapterGrade {
+        weight: chapter.weight,
+        points: f64::from(chapter.weight) * fraction,
+        tampered,
+        status,
+        report,
+    })
+}
+
+/// Prints the grade of the copy at `copy` in `format`; Classroom's result also goes to
+/// `$GITHUB_OUTPUT` when that is set.
+fn print_grade(grade: &GradeReport, format: GradeFormat, copy: &Path) -> Result<()> {
+    match format {
         GradeFormat::Text => {
             let style = Style {
                 color: term::color_enabled(),
             };
-            let copy = args.workspace.as_deref().unwrap_or(&workbook.root);
             print!(
                 "{}",
                 grade_text::render(
@@ -177,7 +154,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
                 )
             );
         }
-        GradeFormat::Json => println!("{}", serde_json::to_string_pretty(&grade)?),
+        GradeFormat::Json => println!("{}", serde_json::to_string_pretty(grade)?),
         GradeFormat::Junit => print!("{}", formats::junit(&grade.chapters)),
         GradeFormat::Classroom => {
             let result = serde_json::to_string(&formats::classroom(&grade.chapters))?;
@@ -193,11 +170,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             }
         }
     }
-    Ok(if grade.passed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(())
 }
 
 /// Whether the student has not begun the exercise in `dir`: no shipped file changed, and none

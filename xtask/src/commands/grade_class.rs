@@ -23,12 +23,12 @@ use crate::class::pool::{self, Event, Job, Settings};
 use crate::class::progress_bar::{ProgressBar, human};
 use crate::class::reports::{self, Entry, Expected, Outcome};
 use crate::class::roster::{self, Student};
-use crate::class::stamp::GRADER_VERSION;
-use crate::class::status::ChapterStatus;
 use crate::class::store::{self, Store};
 use crate::class::{book_links, gradebook, html, time};
-use crate::commands::grade::SkippedPolicy;
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::report::chapter_status::ChapterStatus;
+use crate::report::model::GRADER_VERSION;
+use crate::report::model::SkippedPolicy;
 
 /// Grade a whole class into a gradebook CSV and JSON and HTML class reports, or merge CI runners' reports.
 #[derive(Debug, Args)]

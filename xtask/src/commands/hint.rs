@@ -5,9 +5,12 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::grading;
+use crate::curriculum::translation;
+use crate::curriculum::workbook::{Rubric, Workbook};
+use crate::lang;
+use crate::lang::words::{Key, t, tf};
 use crate::progress::Progress;
-use crate::workbook::{Rubric, Workbook};
+use crate::report::book_lang::learner_page;
 
 /// Show the next hint for a chapter (each call reveals one more).
 #[derive(Debug, Args)]
@@ -20,26 +23,34 @@ pub struct HintArgs {
 }
 
 pub fn run(args: HintArgs) -> Result<ExitCode> {
-    let workbook = Workbook::load()?;
-    let mut progress = Progress::load(&workbook);
-    let chapter = match &args.chapter {
+    reveal(&Workbook::load()?, args.chapter.as_deref(), args.again)
+}
+
+/// Shows the hints of `wanted` (or of the first chapter not passed yet) seen so far, plus the
+/// next one unless `again`; `watch` calls it for its `h` key.
+pub fn reveal(workbook: &Workbook, wanted: Option<&str>, again: bool) -> Result<ExitCode> {
+    let mut progress = Progress::load(workbook);
+    let chapter = match wanted {
         Some(id) => workbook.ready_chapter(id)?,
         None => progress
-            .next_chapter(&workbook)
-            .context("every chapter passes: no hints needed")?,
+            .next_chapter(workbook)
+            .context(t(Key::NoHintsNeeded))?,
     };
-    let rubric = Rubric::load(&workbook.checks_dir(chapter))?;
+    let mut rubric = Rubric::load(&workbook.checks_dir(chapter))?;
+    translation::apply(&mut rubric, lang::current());
     let total = rubric.hints.len();
     if total == 0 {
         println!(
-            "{} has no hints. The book page is {}.",
-            chapter.id,
-            grading::display_path(&workbook, &workbook.page(chapter))
+            "{}",
+            tf(
+                Key::NoHints,
+                &[&chapter.id, &learner_page(workbook, chapter)]
+            )
         );
         return Ok(ExitCode::SUCCESS);
     }
     let entry = progress.chapter(&chapter.id);
-    let seen = if args.again {
+    let seen = if again {
         entry.hints_seen.clamp(1, total)
     } else {
         (entry.hints_seen + 1).min(total)
@@ -47,24 +58,21 @@ pub fn run(args: HintArgs) -> Result<ExitCode> {
     entry.hints_seen = seen;
     for (index, hint) in rubric.hints.iter().enumerate().take(seen) {
         println!(
-            "Hint {} of {total} for {}:\n  {hint}\n",
-            index + 1,
-            chapter.id
+            "{}\n  {hint}\n",
+            tf(Key::HintOf, &[&(index + 1), &total, &chapter.id])
         );
     }
     if seen == total {
         println!(
-            "That was the last hint. The book explains every check: {}. \
-             As a last resort, `cargo xtask solution {} --force` shows the reference solution.",
-            grading::display_path(&workbook, &workbook.page(chapter)),
-            chapter.id
+            "{}",
+            tf(
+                Key::LastHint,
+                &[&learner_page(workbook, chapter), &chapter.id]
+            )
         );
     } else {
-        println!(
-            "Run `cargo xtask hint {}` again for the next hint.",
-            chapter.id
-        );
+        println!("{}", tf(Key::NextHint, &[&chapter.id]));
     }
-    progress.save(&workbook)?;
+    progress.save(workbook)?;
     Ok(ExitCode::SUCCESS)
 }

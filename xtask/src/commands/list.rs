@@ -6,9 +6,11 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Args;
 
+use crate::curriculum::workbook::Workbook;
+use crate::lang::words::{self, Key, t, tf};
 use crate::progress::{ChapterProgress, Progress, now};
+use crate::report::book_lang;
 use crate::term::{self, Style};
-use crate::workbook::Workbook;
 
 /// List the chapters with your progress.
 #[derive(Debug, Args)]
@@ -33,18 +35,21 @@ pub fn run(_args: ListArgs) -> Result<ExitCode> {
 pub fn render(workbook: &Workbook, progress: &Progress, style: Style) -> String {
     let next = progress.next_chapter(workbook).map(|c| c.id.clone());
     let mut out = String::new();
+    // The book's own titles, in the learner's language where the translation has them.
+    let po = book_lang::book_po(workbook);
+    let title = |english: &str| po.translation(english).unwrap_or(english).to_owned();
     for part in &workbook.parts {
-        out.push_str(&format!("{}\n", style.bold(&part.title)));
+        out.push_str(&format!("{}\n", style.bold(&title(&part.title))));
         for chapter in &part.chapters {
             let entry = progress.chapters.get(&chapter.id);
             let status = if !chapter.ready {
-                style.dim("(not written yet)")
+                style.dim(t(Key::NotWrittenYet))
             } else if let Some(entry) = entry.filter(|e| e.passed) {
                 passed_status(entry, &workbook.exercise_dir(chapter), now(), style)
             } else if let Some(entry) = entry.filter(|e| e.max_score > 0) {
-                format!("{}/{} points", entry.best_score, entry.max_score)
+                tf(Key::PointsOf, &[&entry.best_score, &entry.max_score])
             } else {
-                "not started".to_owned()
+                t(Key::NotStarted).to_owned()
             };
             let marker = if next.as_deref() == Some(chapter.id.as_str()) {
                 "→"
@@ -52,13 +57,14 @@ pub fn render(workbook: &Workbook, progress: &Progress, style: Style) -> String 
                 " "
             };
             out.push_str(&format!(
-                "  {marker} {}  {:<58} {status}\n",
-                chapter.id, chapter.title
+                "  {marker} {}  {} {status}\n",
+                chapter.id,
+                words::pad(&title(&chapter.title), 58)
             ));
         }
     }
     if let Some(next) = next {
-        out.push_str(&format!("\nNext: `cargo xtask check {next}`.\n"));
+        out.push_str(&format!("\n{}\n", tf(Key::ListNext, &[&next])));
     }
     out
 }
@@ -69,37 +75,39 @@ fn passed_status(entry: &ChapterProgress, exercise: &Path, now: u64, style: Styl
     let ago = entry.passed_at.map(|at| ago(now.saturating_sub(at)));
     if !entry.changed_since_pass(exercise) {
         let when = ago
-            .map(|ago| format!(" (passed {ago})"))
+            .map(|ago| tf(Key::PassedWhen, &[&ago]))
             .unwrap_or_default();
-        return style.green(&format!("✓ done{when}"));
+        return style.green(&tf(Key::DoneWhen, &[&when]));
     }
     let failed_since = entry
         .last_check
         .as_ref()
         .filter(|last| !last.passed && entry.passed_at.is_some_and(|at| last.at >= at));
     let since = match failed_since {
-        Some(last) => format!(
-            "changed since, last check {}/{}",
-            last.score, last.max_score
-        ),
-        None => "changed since: check again".to_owned(),
+        Some(last) => tf(Key::ChangedSinceScore, &[&last.score, &last.max_score]),
+        None => t(Key::ChangedSince).to_owned(),
     };
     format!(
         "{} {}",
-        style.green(&format!("✓ passed {};", ago.unwrap_or_default())),
+        style.green(&tf(Key::PassedAgo, &[&ago.unwrap_or_default()])),
         style.yellow(&since)
     )
 }
 
 /// `seconds` as a person says how long ago something was.
 fn ago(seconds: u64) -> String {
-    let plural =
-        |count: u64, unit: &str| format!("{count} {unit}{} ago", if count == 1 { "" } else { "s" });
+    let plural = |count: u64, one: Key, many: Key| {
+        if count == 1 {
+            t(one).to_owned()
+        } else {
+            tf(many, &[&count])
+        }
+    };
     match seconds {
-        0..60 => "just now".to_owned(),
-        60..3_600 => plural(seconds / 60, "minute"),
-        3_600..86_400 => plural(seconds / 3_600, "hour"),
-        _ => plural(seconds / 86_400, "day"),
+        0..60 => t(Key::JustNow).to_owned(),
+        60..3_600 => plural(seconds / 60, Key::MinuteAgo, Key::MinutesAgo),
+        3_600..86_400 => plural(seconds / 3_600, Key::HourAgo, Key::HoursAgo),
+        _ => plural(seconds / 86_400, Key::DayAgo, Key::DaysAgo),
     }
 }
 

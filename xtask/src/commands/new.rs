@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::grading::display_path;
+use crate::curriculum::workbook::display_path;
+use crate::curriculum::workbook::{Chapter, Workbook};
 use crate::util::write_if_changed;
-use crate::workbook::{Chapter, Workbook};
 
 /// Scaffold a chapter (authors): exercise, solution, rubric, a first check, a mutant, a page.
 #[derive(Debug, Args)]

@@ -11,9 +11,11 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::Value;
 
-use crate::commands::book_i18n::{Edition, chapter_titles};
-use crate::grading::anchor;
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::commands::book_i18n::{
+    Edition, chapter_titles, match_key, mentions, mentions_term, visit_chapters,
+};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::grade::grader::anchor;
 
 /// The placeholder the references page holds until the preprocessor fills it.
 const REFERENCES_PLACEHOLDER: &str = "{{#workbook-references}}";
@@ -57,7 +59,8 @@ pub fn run(args: PreprocessArgs) -> Result<ExitCode> {
                 &mut references,
             );
             let footer = match &edition {
-                Some(edition) => edition.footer(
+                Some(edition) => translated_footer(
+                    edition,
                     &workbook,
                     chapter,
                     content,
@@ -86,29 +89,6 @@ pub fn run(args: PreprocessArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Calls `f(path, content)` for every chapter of mdBook's book JSON, sub-chapters included.
-pub(crate) fn visit_chapters(value: &mut Value, f: &mut dyn FnMut(&str, &mut String)) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::Object(chapter)) = map.get_mut("Chapter") {
-                let path = chapter
-                    .get("path")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned();
-                if let Some(Value::String(content)) = chapter.get_mut("content") {
-                    f(&path, content);
-                }
-            }
-            for child in map.values_mut() {
-                visit_chapters(child, f);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|item| visit_chapters(item, f)),
-        _ => {}
-    }
-}
-
 /// The glossary's terms (its `### Term` headings) with their anchors.
 pub(crate) fn glossary_terms(workbook: &Workbook) -> Vec<(String, String)> {
     let text =
@@ -119,15 +99,46 @@ pub(crate) fn glossary_terms(workbook: &Workbook) -> Vec<(String, String)> {
         .collect()
 }
 
-/// True when `term` appears in `text` as a whole word or phrase, ignoring case.
-pub(crate) fn mentions(text: &str, term: &str) -> bool {
-    let text = text.to_lowercase();
-    let term = term.to_lowercase();
-    text.match_indices(&term).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + term.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
+/// The chapter ending in a translated edition's words, chapter titles from its summary.
+fn translated_footer(
+    edition: &Edition,
+    workbook: &Workbook,
+    chapter: &Chapter,
+    content: &str,
+    glossary: &[(String, String)],
+    titles: &BTreeMap<String, String>,
+) -> String {
+    let text = edition.text;
+    let (previous, next) = neighbours(
+        workbook,
+        chapter,
+        text.previous,
+        text.next,
+        text.unwritten,
+        |other| {
+            titles
+                .get(&format!("{}.md", other.stem()))
+                .cloned()
+                .unwrap_or_else(|| other.title.clone())
+        },
+    );
+    let mut out = format!(
+        "\n\n---\n\n{}\n",
+        text.your_turn
+            .replace("{stem}", &chapter.stem())
+            .replace("{start}", &learner_file(workbook, chapter))
+            .replace("{id}", &chapter.id)
+    );
+    let terms: Vec<String> = glossary
+        .iter()
+        .filter(|(term, _)| mentions_term(content, term))
+        .map(|(term, anchor)| format!("[{}](glossary.md#{anchor})", match_key(term)))
+        .collect();
+    if !terms.is_empty() {
+        out.push_str(&format!("\n**{}:** {}\n", text.glossary, terms.join(" · ")));
+    }
+    push_navigation(&mut out, previous, next);
+    out
 }
 
 /// The common ending of a chapter page.

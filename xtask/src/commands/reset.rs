@@ -9,9 +9,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::grading::display_path;
-use crate::shipped::{self, Shipped};
-use crate::workbook::{Chapter, Workbook};
+use crate::curriculum::shipped::{self, Shipped};
+use crate::curriculum::workbook::display_path;
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::lang::words::{Key, tf};
 
 /// Restore an exercise, or some of its files, to the shipped state (your files are backed up
 /// first).
@@ -44,7 +45,7 @@ pub fn warn_of_broken_manifests(workbook: &Workbook, except: Option<&Chapter>) {
         .ready_chapters()
         .filter(|chapter| except.is_none_or(|except| except.id != chapter.id));
     for broken in others.filter_map(|chapter| broken_manifest(workbook, chapter)) {
-        eprintln!("warning: cargo cannot load the workbook's workspace: {broken}");
+        eprintln!("{}", tf(Key::CargoCannotLoad, &[&broken]));
     }
 }
 
@@ -58,11 +59,14 @@ pub fn broken_manifest(workbook: &Workbook, chapter: &Chapter) -> Option<String>
         return None;
     }
     let manifest = exercise.join("Cargo.toml");
-    let error = crate::manifest_toml::syntax_error(&manifest)?;
-    Some(format!(
-        "{} is broken ({error}): `{}` restores the shipped one (yours is backed up first)",
-        display_path(workbook, &manifest),
-        restore_command(chapter, "Cargo.toml")
+    let error = crate::build::manifest_toml::syntax_error(&manifest)?;
+    Some(tf(
+        Key::ManifestBroken,
+        &[
+            &display_path(workbook, &manifest),
+            &error,
+            &restore_command(chapter, "Cargo.toml"),
+        ],
     ))
 }
 
@@ -75,26 +79,24 @@ pub fn restore_command(chapter: &Chapter, file: &str) -> String {
 fn reset_exercise(workbook: &Workbook, chapter: &Chapter, shipped: &Shipped) -> Result<ExitCode> {
     let exercise = workbook.exercise_dir(chapter);
     let backup = new_backup_dir(workbook, chapter);
-    copy_tree(&exercise, &backup)?;
-    println!(
-        "Backed up your files to {}",
-        display_path(workbook, &backup)
-    );
+    crate::util::copy_tree(&exercise, &backup, &["target"])?;
+    println!("{}", tf(Key::BackedUp, &[&display_path(workbook, &backup)]));
     let restored = shipped::restore(&workbook.root, &exercise, shipped)?;
     let relative = display_path(workbook, &exercise);
     for file in &restored.rewritten {
-        println!("  restored {relative}/{file}");
+        println!("{}", tf(Key::Restored, &[&format!("{relative}/{file}")]));
     }
     for file in &restored.removed {
-        println!("  removed  {relative}/{file}");
+        println!("{}", tf(Key::Removed, &[&format!("{relative}/{file}")]));
     }
+    let record = display_path(workbook, &Shipped::path(workbook, chapter));
+    println!("{}", tf(Key::ResetTo, &[&relative, &record]));
     println!(
-        "Reset {relative} to the shipped exercise (as recorded in {}).",
-        display_path(workbook, &Shipped::path(workbook, chapter))
-    );
-    println!(
-        "To get your work back:\n  {}",
-        copy_command(workbook, &backup, &exercise, true)
+        "{}",
+        tf(
+            Key::GetWorkBack,
+            &[&copy_command(workbook, &backup, &exercise, true)]
+        )
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -118,7 +120,10 @@ fn reset_files(
     let mut restores = Vec::new();
     for file in files {
         if shipped.is_as_shipped(&exercise, &file) {
-            println!("{relative}/{file} is already as shipped.");
+            println!(
+                "{}",
+                tf(Key::AlreadyAsShipped, &[&format!("{relative}/{file}")])
+            );
         } else {
             let bytes = shipped::git_blob(&workbook.root, &shipped.files[&file], &file)?;
             restores.push((file, bytes));
@@ -142,12 +147,20 @@ fn reset_files(
         std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
         match saved {
             Some(saved) => println!(
-                "Restored {relative}/{file} as shipped. Yours is backed up in {}; to get it \
-                 back:\n  {}",
-                display_path(workbook, &saved),
-                copy_command(workbook, &saved, &path, false)
+                "{}",
+                tf(
+                    Key::RestoredBackedUp,
+                    &[
+                        &format!("{relative}/{file}"),
+                        &display_path(workbook, &saved),
+                        &copy_command(workbook, &saved, &path, false),
+                    ]
+                )
             ),
-            None => println!("Restored {relative}/{file} as shipped (it was missing)."),
+            None => println!(
+                "{}",
+                tf(Key::RestoredWasMissing, &[&format!("{relative}/{file}")])
+            ),
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -177,10 +190,8 @@ fn exercise_file(
     if !shipped.files.contains_key(&file) {
         let known: Vec<&str> = shipped.files.keys().map(String::as_str).collect();
         bail!(
-            "{} was not shipped with {}; its shipped files are {}",
-            typed,
-            chapter.id,
-            known.join(", ")
+            "{}",
+            tf(Key::NotShipped, &[&typed, &chapter.id, &known.join(", ")])
         );
     }
     Ok(file)
@@ -218,7 +229,7 @@ fn copy_command(workbook: &Workbook, from: &Path, to: &Path, folder: bool) -> St
 fn shell_path(workbook: &Workbook, path: &Path) -> String {
     let at_root = std::env::current_dir()
         .ok()
-        .and_then(|cwd| crate::workbook::canonical(&cwd).ok())
+        .and_then(|cwd| crate::curriculum::workbook::canonical(&cwd).ok())
         .is_some_and(|cwd| cwd == workbook.root);
     let shown = if at_root {
         display_path(workbook, path)
@@ -230,24 +241,6 @@ fn shell_path(workbook: &Workbook, path: &Path) -> String {
     } else {
         shown
     }
-}
-
-/// Copies `from` into `to`, skipping build output.
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    for entry in std::fs::read_dir(from).with_context(|| format!("listing {}", from.display()))? {
-        let entry = entry?;
-        let path = entry.path();
-        let target: PathBuf = to.join(entry.file_name());
-        if path.is_dir() {
-            if entry.file_name() != "target" {
-                copy_tree(&path, &target)?;
-            }
-        } else {
-            copy_file(&path, &target)?;
-        }
-    }
-    Ok(())
 }
 
 /// Copies the file `from` to `to`, making `to`'s folder first.

@@ -5,10 +5,11 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::grading::display_path;
+use crate::curriculum::shown_answers;
+use crate::curriculum::workbook::display_path;
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::lang::words::{Key, tf};
 use crate::progress::Progress;
-use crate::shown_answers;
-use crate::workbook::{Chapter, Rubric, Workbook};
 
 /// Show the reference solution of a chapter you have passed (or any, with --force): the files you
 /// write in it.
@@ -25,11 +26,7 @@ pub fn run(args: SolutionArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
     let chapter = workbook.ready_chapter(&args.chapter)?;
     if !args.force && !Progress::load(&workbook).passed(&chapter.id) {
-        bail!(
-            "{} does not pass yet: try `cargo xtask hint {}` first, or add --force to see the solution anyway",
-            chapter.id,
-            chapter.id
-        );
+        bail!("{}", tf(Key::NotPassedYet, &[&chapter.id]));
     }
     let rubric = Rubric::for_chapter(&workbook, chapter, None)?;
     let solution_dir = workbook.solution_dir(chapter);
@@ -41,8 +38,8 @@ pub fn run(args: SolutionArgs) -> Result<ExitCode> {
         println!("{}\n", strip_anchors(&text));
     }
     println!(
-        "// The whole crate: {}",
-        display_path(&workbook, &solution_dir)
+        "{}",
+        tf(Key::WholeCrate, &[&display_path(&workbook, &solution_dir)])
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -15,12 +15,17 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::grading::{Grader, Report, Target, display_path};
-use crate::harness::{clear_status, show_status};
-use crate::line_changes::{LineChange, changes_of_line};
-use crate::mutants::{self, CrateCopy};
-use crate::shown_answers;
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::grade::grader::{Grader, Target};
+
+use crate::report::model::Report;
+
+use crate::build::compile::{clear_status, show_status};
+use crate::build::crate_copy;
+use crate::build::crate_copy::CrateCopy;
+use crate::curriculum::line_changes::{LineChange, changes_of_line};
+use crate::curriculum::shown_answers;
+use crate::curriculum::workbook::display_path;
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
 
 /// Grade one-line changes of a chapter's solution and list those every check passes (authors).
 #[derive(Debug, Args)]
@@ -60,7 +65,7 @@ pub fn run(args: SweepArgs) -> Result<ExitCode> {
     let package = format!("{}_sweep", chapter.crate_name());
     let grader = Grader::new(&workbook);
     let grade = |replaced: &[(String, String)]| -> Result<Report> {
-        mutants::write_crate_copy(
+        crate_copy::write_crate_copy(
             &workbook.solution_dir(chapter),
             &copy,
             &CrateCopy {

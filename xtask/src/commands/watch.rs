@@ -13,14 +13,15 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Result, anyhow};
 use clap::Args;
 
+use crate::build::compile::BuildOptions;
 use crate::commands::{check, hint, list, reset};
-use crate::grading::{Grader, Target};
-use crate::harness::BuildOptions;
+use crate::curriculum::workbook::{Chapter, Workbook};
+use crate::grade::grader::{Grader, Target};
+use crate::lang::words;
 use crate::progress::Progress;
-use crate::report;
+use crate::report::text;
 use crate::sandbox::RawTerminal;
 use crate::term::{self, Style};
-use crate::workbook::{Chapter, Workbook};
 
 /// How often the exercise's files are looked at.
 pub const POLL: Duration = Duration::from_millis(20);
@@ -52,7 +53,7 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
         None => match Progress::load(&workbook).next_chapter(&workbook) {
             Some(chapter) => chapter.clone(),
             None => {
-                println!("Every chapter passes. `cargo xtask list` shows them all.");
+                println!("{}", words::t(words::Key::EveryChapterPasses));
                 return Ok(ExitCode::SUCCESS);
             }
         },
@@ -65,8 +66,8 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
     // its end of input is no request to stop.
     let keys = std::io::stdin().is_terminal().then(read_keys);
     let footer = match keys {
-        Some(_) => "watching for changes — h hint · l list · c check · q quit",
-        None => "watching for changes — keys are off (input is not a terminal); Ctrl-C stops",
+        Some(_) => words::t(words::Key::WatchKeys),
+        None => words::t(words::Key::WatchNoKeys),
     };
     let watched = workbook.exercise_dir(&chapter);
     let mut seen = snapshot(&watched);
@@ -75,10 +76,7 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
         match next_key(keys.as_ref()) {
             Some(Key::Quit) => return Ok(ExitCode::SUCCESS),
             Some(Key::Hint) => {
-                hint::run(hint::HintArgs {
-                    chapter: Some(chapter.id.clone()),
-                    again: false,
-                })?;
+                hint::reveal(&workbook, Some(&chapter.id), false)?;
             }
             Some(Key::List) => print!(
                 "{}",
@@ -123,21 +121,25 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str)
         ..Grader::new(workbook)
     };
     let result = match reset::broken_manifest(workbook, chapter) {
-        Some(broken) => Err(anyhow!("{} cannot be graded: {broken}", chapter.id)),
+        Some(broken) => Err(anyhow!(
+            "{}",
+            words::tf(words::Key::CannotBeGraded, &[&chapter.id, &broken])
+        )),
         None => grader.grade(chapter, &Target::Exercise),
     };
     match result {
-        Ok(result) => {
+        Ok(mut result) => {
+            crate::report::book_lang::localize(workbook, &mut result);
             print!("{}", check::departures(&grader, chapter, style));
-            print!("{}", report::render(&result, style, report::Layout::Brief));
+            print!("{}", text::render(&result, style, text::Layout::Brief));
             if let Err(error) = Progress::record(workbook, chapter, &result) {
-                eprintln!("note: progress not saved: {error:#}");
+                eprintln!(
+                    "{}",
+                    words::tf(words::Key::ProgressNotSaved, &[&format!("{error:#}")])
+                );
             }
             if result.passed {
-                println!(
-                    "\n{} passes. Move on with `cargo xtask watch` (next chapter) or keep polishing.",
-                    chapter.id
-                );
+                println!("\n{}", words::tf(words::Key::WatchPasses, &[&chapter.id]));
             }
         }
         Err(error) => eprintln!("error: {error:#}"),
@@ -163,25 +165,14 @@ pub type Snapshot = BTreeMap<PathBuf, (Option<SystemTime>, u64)>;
 
 /// Modification times and sizes of every file below `dir` (outside `target/`).
 pub fn snapshot(dir: &Path) -> Snapshot {
-    let mut files = BTreeMap::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_dir() {
-                if entry.file_name() != "target" {
-                    pending.push(path);
-                }
-            } else {
-                files.insert(path, (meta.modified().ok(), meta.len()));
-            }
-        }
-    }
+    let files = crate::util::files_under(dir, &["target"]).unwrap_or_default();
     files
+        .into_iter()
+        .filter_map(|path| {
+            let meta = std::fs::metadata(&path).ok()?;
+            Some((path, (meta.modified().ok(), meta.len())))
+        })
+        .collect()
 }
 
 /// Keys from stdin, a terminal, one at a time.

@@ -15,19 +15,19 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use toml::{Table, Value};
 
-use crate::class::fingerprint::files_under;
-use crate::grading::{Grader, Target};
-use crate::harness;
-use crate::manifest_toml::CrateManifest;
+use crate::build::harness;
+use crate::build::manifest_toml::CrateManifest;
+use crate::curriculum::shown_answers::is_ident;
+use crate::curriculum::workbook::Workbook;
+use crate::grade::grader::{Grader, Target};
 use crate::sandbox;
-use crate::shown_answers::is_ident;
 use crate::util::write_if_changed;
-use crate::workbook::Workbook;
+use crate::util::{NOT_SOURCE_FOLDERS, files_under};
 
 /// Writes the mirror into `target_dir/lint` and returns its root manifest.
 pub fn write(workbook: &Workbook, target_dir: &Path) -> Result<PathBuf> {
     let mirror = target_dir.join("lint");
-    let workbook_root = crate::workbook::canonical(&workbook.root)
+    let workbook_root = crate::curriculum::workbook::canonical(&workbook.root)
         .with_context(|| format!("finding {}", workbook.root.display()))?;
     let root = CrateManifest::read(&workbook_root)?;
     let mut members = Vec::new();
@@ -160,7 +160,7 @@ fn mirror_member(
 /// comment (in `#[test]`, `#[tokio::test]`, `cfg(test)`, `cfg(all(test, …))`). The word in a
 /// string or a name only costs a check that was not needed.
 fn has_tests(dir: &Path) -> Result<bool> {
-    for path in files_under(dir)? {
+    for path in files_under(dir, &NOT_SOURCE_FOLDERS)? {
         if path.extension().is_none_or(|ext| ext != "rs") {
             continue;
         }
@@ -193,7 +193,7 @@ fn redirect_paths(manifest: &mut Table, dir: &Path, root: &Path, mirror: &Path) 
             for (_, dependency) in table.iter_mut() {
                 if let Some(Value::String(path)) = dependency.get_mut("path") {
                     let absolute = dir.join(&*path);
-                    let absolute = crate::workbook::canonical(&absolute)
+                    let absolute = crate::curriculum::workbook::canonical(&absolute)
                         .with_context(|| format!("finding {}", absolute.display()))?;
                     if let Ok(inside) = absolute.strip_prefix(root) {
                         *path = portable(&mirror.join(inside))?;

@@ -17,8 +17,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
+use crate::curriculum::workbook::Workbook;
 use crate::system::{self, Requirement};
-use crate::workbook::Workbook;
 
 mod lint_workspace;
 
@@ -149,7 +149,9 @@ fn lint_everything(workbook: &Workbook, target_dir: &Path, started: Instant) -> 
     // The launcher is a workspace of its own, with code for Windows alone.
     let launcher_clean = lint(
         "the launcher",
-        &workbook.root.join(crate::fast_path::LAUNCHER_MANIFEST),
+        &workbook
+            .root
+            .join(crate::build::fast_path::LAUNCHER_MANIFEST),
     )?;
     Ok(workspace_clean && launcher_clean)
 }
@@ -242,7 +244,7 @@ fn with_targets(command: &mut Command) -> &mut Command {
 
 #[cfg(test)]
 mod tests {
-    use crate::workbook::workspace_root;
+    use crate::curriculum::workbook::workspace_root;
 
     #[test]
     fn the_manifest_requires_the_rust_the_readme_names() {

@@ -3,6 +3,8 @@
 //! and sums their resident memory, which is the memory limit here. At the end it kills that set,
 //! the group, and any orphan whose environment carries the run's mark.
 
+#![allow(unsafe_code)] // A platform file: the system calls the sandbox is built on.
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::c_void;
 use std::io;

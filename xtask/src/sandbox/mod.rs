@@ -36,7 +36,7 @@ mod os;
 pub use os::{
     RawTerminal, catch_stop_requests, die_with_parent, kill_own_children, kill_processes_naming,
     link_folder, opener, processor_time, remove_folder_link, running_as_root, stop_requested,
-    terminal_understands_ansi,
+    terminal_columns, terminal_understands_ansi,
 };
 
 /// What a sandboxed process may use.

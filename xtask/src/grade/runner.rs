@@ -9,68 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use serde::Serialize;
 
+use crate::report::model::Outcome;
 use crate::sandbox::{self, Cause, Ending, Finished, Limits};
 use crate::status::{Activity, seconds};
-
-/// How one test ended, as the learner will read it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum Outcome {
-    Passed,
-    /// A failed assertion or a panic. `location` is where it happened; `in_graded_code` tells
-    /// whether that was the learner's code rather than the check.
-    Failed {
-        message: String,
-        location: Option<String>,
-        in_graded_code: bool,
-    },
-    TimedOut {
-        limit_ms: u64,
-    },
-    Crashed {
-        reason: String,
-    },
-    OutputFlood {
-        limit_bytes: u64,
-    },
-    /// The rubric names a test the binary does not have.
-    Missing,
-    /// The check could not run here (no database, an unsupported platform) and said so with
-    /// `support::skip`: it earns nothing, and `reason` says how to run it.
-    Skipped {
-        reason: String,
-    },
-}
-
-impl Outcome {
-    pub fn passed(&self) -> bool {
-        matches!(self, Outcome::Passed)
-    }
-
-    pub fn skipped(&self) -> bool {
-        matches!(self, Outcome::Skipped { .. })
-    }
-
-    /// Neither passed nor skipped: something the graded code (or an author) must fix.
-    pub fn failed(&self) -> bool {
-        !self.passed() && !self.skipped()
-    }
-
-    /// The outcome's name, as the JSON report spells it.
-    pub fn status(&self) -> &'static str {
-        match self {
-            Outcome::Passed => "passed",
-            Outcome::Failed { .. } => "failed",
-            Outcome::TimedOut { .. } => "timed_out",
-            Outcome::Crashed { .. } => "crashed",
-            Outcome::OutputFlood { .. } => "output_flood",
-            Outcome::Missing => "missing",
-            Outcome::Skipped { .. } => "skipped",
-        }
-    }
-}
 
 /// One test to run.
 #[derive(Debug, Clone)]
@@ -92,21 +34,6 @@ pub struct TestRun {
     /// True when the time and memory are the run of all tests together (its share of the time,
     /// the whole process's peak), not this test's own.
     pub shared: bool,
-}
-
-/// The names of the tests in a test binary.
-pub fn list_tests(binary: &Path) -> Result<Vec<String>> {
-    let output = Command::new(binary)
-        .args(["--list", "--format", "terse"])
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .with_context(|| format!("listing the tests of {}", binary.display()))?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    Ok(text
-        .lines()
-        .filter_map(|line| line.strip_suffix(": test"))
-        .map(str::to_owned)
-        .collect())
 }
 
 /// What the runner needs to know about the checks' sources: which panics are the checks' own
@@ -657,6 +584,15 @@ pub fn first_panic(stderr: &str) -> Option<Panic> {
     }
     Some(Panic { location, message })
 }
+
+/// Output any one check may write before it is stopped.
+pub const OUTPUT_LIMIT_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Real time each visible test may take when it runs alone (the book's how-to-use page says so).
+pub const VISIBLE_TEST_LIMIT: Duration = Duration::from_secs(10);
+
+/// Address space of a process that runs the learner's own tests (visible tests, a suite).
+pub const TESTS_MEMORY_BYTES: u64 = 1024 * 1024 * 1024;
 
 #[cfg(test)]
 mod tests {

@@ -144,26 +144,43 @@ pub fn inputs(harness_dir: &Path, graded_dir: &Path, sources: &[PathBuf]) -> Opt
         return None;
     }
     let previous = read_stamp(harness_dir);
+    let files = input_files(harness_dir, graded_dir, sources, previous.as_ref());
+    let mut env_names: BTreeSet<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| name.starts_with("CARGO") || name.starts_with("RUST") || name == "PATH")
+        .collect();
+    if let Some(previous) = &previous {
+        env_names.extend(previous.env_names.iter().cloned());
+    }
+    let (record, settings) = record_inputs(&cargo, &files, &env_names);
+    Some(Inputs {
+        files,
+        env_names,
+        record,
+        settings,
+    })
+}
+
+/// Every file the build may read: the harness's own, the sources and the graded crate (walked),
+/// the manifests and cargo configuration above them, and whatever the last stamp listed.
+fn input_files(
+    harness_dir: &Path,
+    graded_dir: &Path,
+    sources: &[PathBuf],
+    previous: Option<&Stamp>,
+) -> BTreeSet<PathBuf> {
     let mut files = BTreeSet::new();
     // The harness's Cargo.lock is cargo's trimmed copy of the workspace's, which
     // `Cargo.lock.source` holds as it was copied: that is the input.
     for file in ["Cargo.toml", "Cargo.lock.source", "checks.rs"] {
         files.insert(harness_dir.join(file));
     }
-    let mut pending: Vec<PathBuf> = sources.to_vec();
-    pending.push(graded_dir.to_path_buf());
-    while let Some(path) = pending.pop() {
+    for path in sources.iter().chain([&graded_dir.to_path_buf()]) {
         if path.is_dir() {
-            if let Ok(entries) = std::fs::read_dir(&path) {
-                for entry in entries.flatten() {
-                    let name = entry.file_name();
-                    if name != "target" && name != ".git" {
-                        pending.push(entry.path());
-                    }
-                }
-            }
+            let below = crate::util::files_under(path, &["target", ".git"]);
+            files.extend(below.unwrap_or_default());
         } else {
-            files.insert(path);
+            files.insert(path.clone());
         }
     }
     // Manifests and cargo configuration above the graded crate, the harness and the current
@@ -184,21 +201,23 @@ pub fn inputs(harness_dir: &Path, graded_dir: &Path, sources: &[PathBuf]) -> Opt
         files.insert(home.join("config.toml"));
         files.insert(home.join("config"));
     }
-    if let Some(previous) = &previous {
+    if let Some(previous) = previous {
         files.extend(previous.files.iter().cloned());
     }
-    let mut env_names: BTreeSet<String> = std::env::vars_os()
-        .filter_map(|(name, _)| name.into_string().ok())
-        .filter(|name| name.starts_with("CARGO") || name.starts_with("RUST") || name == "PATH")
-        .collect();
-    if let Some(previous) = &previous {
-        env_names.extend(previous.env_names.iter().cloned());
-    }
+    files
+}
 
+/// The record of the inputs (toolchain, environment, every file's text or absence) and the part
+/// of it that is settings rather than sources.
+fn record_inputs(
+    cargo: &Path,
+    files: &BTreeSet<PathBuf>,
+    env_names: &BTreeSet<String>,
+) -> (Vec<u8>, Vec<u8>) {
     let mut record = Vec::new();
     let mut settings = Vec::new();
     let toolchain_dir = cargo.parent().map(Path::to_path_buf).unwrap_or_default();
-    for binary in [cargo.clone(), toolchain_dir.join("rustc")] {
+    for binary in [cargo.to_path_buf(), toolchain_dir.join("rustc")] {
         record.extend_from_slice(
             format!(
                 "toolchain {} {}\n",
@@ -208,12 +227,12 @@ pub fn inputs(harness_dir: &Path, graded_dir: &Path, sources: &[PathBuf]) -> Opt
             .as_bytes(),
         );
     }
-    for name in &env_names {
+    for name in env_names {
         let value = std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
         record.extend_from_slice(format!("env {name}={value:?}\n").as_bytes());
     }
     settings.extend_from_slice(&record);
-    for file in &files {
+    for file in files {
         let start = record.len();
         match std::fs::read(file) {
             Ok(bytes) => {
@@ -234,12 +253,7 @@ pub fn inputs(harness_dir: &Path, graded_dir: &Path, sources: &[PathBuf]) -> Opt
             settings.extend_from_slice(&record[start..]);
         }
     }
-    Some(Inputs {
-        files,
-        env_names,
-        record,
-        settings,
-    })
+    (record, settings)
 }
 
 /// The last recorded build's list of tests, when no file under `test_sources` (the checks, the
@@ -344,7 +358,7 @@ pub fn record(
         let Ok(text) = std::fs::read_to_string(dep_info) else {
             return Ok(());
         };
-        let (files, env) = crate::dep_info::parse(&text);
+        let (files, env) = crate::build::dep_info::parse(&text);
         needed_files.extend(files.into_iter().map(|file| base.join(file)));
         needed_env.extend(env);
     }

@@ -3,12 +3,12 @@
 //! began, in words about the student's code. The learner's advice ("fix this, then check
 //! again") belongs to `check`; here nobody is told to run anything.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
-use crate::class::status::ChapterStatus;
-use crate::formats::ChapterGrade;
-use crate::grading::{CheckResult, Report};
-use crate::runner::Outcome;
+use crate::report::chapter_status::ChapterStatus;
+use crate::report::model::ChapterGrade;
+use crate::report::model::Outcome;
+use crate::report::model::{CheckResult, Report};
 use crate::term::Style;
 
 /// The grade of the copy at `copy`: a summary table, then the details of each chapter begun.
@@ -20,24 +20,42 @@ pub fn render(
     style: Style,
 ) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{}\n",
-        style.bold(&format!("Grade of the copy at {copy}"))
-    );
-    summary(&mut out, chapters, points, max_points);
-    for chapter in chapters {
-        details(&mut out, chapter, style);
-    }
+    write_grade(&mut out, chapters, points, max_points, copy, style)
+        .expect("writing to a String cannot fail");
     out
 }
 
-fn summary(out: &mut String, chapters: &[ChapterGrade], points: f64, max_points: f64) {
-    let _ = writeln!(
+fn write_grade(
+    out: &mut String,
+    chapters: &[ChapterGrade],
+    points: f64,
+    max_points: f64,
+    copy: &str,
+    style: Style,
+) -> fmt::Result {
+    writeln!(
+        out,
+        "{}\n",
+        style.bold(&format!("Grade of the copy at {copy}"))
+    )?;
+    summary(out, chapters, points, max_points)?;
+    for chapter in chapters {
+        details(out, chapter, style)?;
+    }
+    Ok(())
+}
+
+fn summary(
+    out: &mut String,
+    chapters: &[ChapterGrade],
+    points: f64,
+    max_points: f64,
+) -> fmt::Result {
+    writeln!(
         out,
         "  {:<8} {:<17} {:>9}  {:>13}",
         "chapter", "status", "checks", "points"
-    );
+    )?;
     for chapter in chapters {
         let report = &chapter.report;
         let checks = match chapter.status {
@@ -48,27 +66,28 @@ fn summary(out: &mut String, chapters: &[ChapterGrade], points: f64, max_points:
                 report.hidden().count()
             ),
         };
-        let _ = writeln!(
+        writeln!(
             out,
             "  {:<8} {:<17} {checks:>9}  {:>13}",
             report.chapter,
             chapter.status.words(),
             format!("{:.2} of {:.2}", chapter.points, f64::from(chapter.weight)),
-        );
+        )?;
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "  {:<8} {:<17} {:>9}  {:>13}",
         "total",
         "",
         "",
         format!("{points:.2} of {max_points:.2}")
-    );
+    )?;
+    Ok(())
 }
 
 /// What fails in a chapter the student began; nothing for one missing or not started, nor for
 /// one done with its shipped files as shipped.
-fn details(out: &mut String, chapter: &ChapterGrade, style: Style) {
+fn details(out: &mut String, chapter: &ChapterGrade, style: Style) -> fmt::Result {
     let report = &chapter.report;
     let heading = style.bold(&format!("{} · {}", report.chapter, report.title));
     match chapter.status {
@@ -76,85 +95,87 @@ fn details(out: &mut String, chapter: &ChapterGrade, style: Style) {
         // The table says it all, unless a shipped file changed.
         ChapterStatus::Done if chapter.tampered.is_empty() => {}
         ChapterStatus::DoesNotCompile => {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "\n{heading}: the student's code does not compile, so no check could run (0/{} \
                  rubric points).",
                 report.max_score
-            );
-            compile_errors(out, report, style);
+            )?;
+            compile_errors(out, report, style)?;
         }
         ChapterStatus::Partial | ChapterStatus::Done => {
             let passed = report.hidden().filter(|r| r.outcome.passed()).count();
-            let _ = writeln!(
+            writeln!(
                 out,
                 "\n{heading}: the student's code passes {passed} of {} checks ({}/{} rubric \
                  points).",
                 report.hidden().count(),
                 report.score,
                 report.max_score
-            );
+            )?;
             for result in report.hidden().filter(|r| !r.outcome.passed()) {
-                unpassed_check(out, result, style);
+                unpassed_check(out, result, style)?;
             }
-            visible_tests(out, report);
+            visible_tests(out, report)?;
         }
     }
     for file in &chapter.tampered {
-        let _ = writeln!(
+        writeln!(
             out,
             "  {}",
             style.yellow(&format!(
                 "warning: the student changed {file}, which must stay as shipped"
             ))
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// The first compiler error, and how many more there are.
-fn compile_errors(out: &mut String, report: &Report, style: Style) {
+fn compile_errors(out: &mut String, report: &Report, style: Style) -> fmt::Result {
     let Some(failure) = &report.compile_failure else {
-        return;
+        return Ok(());
     };
     let Some(first) = failure.errors.first() else {
         for line in failure.cargo_output.trim_end().lines() {
-            let _ = writeln!(out, "  {line}");
+            writeln!(out, "  {line}")?;
         }
-        return;
+        return Ok(());
     };
     if !first.in_graded_crate {
-        let _ = writeln!(
+        writeln!(
             out,
             "  {}",
             style.yellow(
                 "The hidden checks do not compile against the student's crate: its public API \
                  (names, parameters, types) differs from the exercise's."
             )
-        );
+        )?;
     }
     for line in first.rendered.trim_end().lines() {
-        let _ = writeln!(out, "  {line}");
+        writeln!(out, "  {line}")?;
     }
     let more = failure.errors.len() - 1;
     if more > 0 {
-        let _ = writeln!(out, "  … and {more} more error(s).");
+        writeln!(out, "  … and {more} more error(s).")?;
     }
+    Ok(())
 }
 
 /// A check that did not pass: its row, why, and the book section of its rule.
-fn unpassed_check(out: &mut String, result: &CheckResult, style: Style) {
+fn unpassed_check(out: &mut String, result: &CheckResult, style: Style) -> fmt::Result {
     let mark = if result.outcome.skipped() {
         style.yellow("–")
     } else {
         style.red("✗")
     };
-    let _ = writeln!(
+    writeln!(
         out,
         "  {mark} {}  {}/{}  {}",
         result.id, result.earned, result.points, result.title
-    );
+    )?;
     for line in explain(&result.outcome).lines() {
-        let _ = writeln!(out, "      {line}");
+        writeln!(out, "      {line}")?;
     }
     if let Some(section) = &result.section {
         let title = section
@@ -162,39 +183,41 @@ fn unpassed_check(out: &mut String, result: &CheckResult, style: Style) {
             .as_deref()
             .map(|t| format!(" {t}"))
             .unwrap_or_default();
-        let _ = writeln!(
+        writeln!(
             out,
             "      {}",
             style.dim(&format!(
                 "the rule: book §{}{title} ({})",
                 section.number, section.link
             ))
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// How many of the student's visible tests pass, and which do not.
-fn visible_tests(out: &mut String, report: &Report) {
+fn visible_tests(out: &mut String, report: &Report) -> fmt::Result {
     let visible: Vec<&CheckResult> = report.visible().collect();
     if visible.is_empty() {
-        return;
+        return Ok(());
     }
     let failing: Vec<&str> = visible
         .iter()
         .filter(|r| r.outcome.failed())
         .map(|r| r.id.as_str())
         .collect();
-    let _ = write!(
+    write!(
         out,
         "  The student's visible tests: {} of {} pass",
         visible.len() - failing.len(),
         visible.len()
-    );
+    )?;
     if failing.is_empty() {
-        let _ = writeln!(out, ".");
+        writeln!(out, ".")?;
     } else {
-        let _ = writeln!(out, "; failing: {}.", failing.join(", "));
+        writeln!(out, "; failing: {}.", failing.join(", "))?;
     }
+    Ok(())
 }
 
 /// Why a check did not pass, told about the student's code.
@@ -238,7 +261,7 @@ mod tests {
 
     #[test]
     fn instructor_text_snapshot() {
-        let chapters = crate::formats::tests::sample();
+        let chapters = crate::report::formats::tests::sample();
         let text = render(
             &chapters,
             0.5,

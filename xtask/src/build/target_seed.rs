@@ -16,7 +16,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use toml::Value;
 
-use crate::workbook::{Chapter, Workbook};
+use crate::curriculum::workbook::{Chapter, Workbook};
 
 /// The build profile the grader uses.
 const PROFILE: &str = "debug";
@@ -79,13 +79,14 @@ fn seed_from(from: &Path, to: &Path, lockfile: &Path, roots: &[String]) -> Resul
     }
     let hashes: HashSet<&str> = units.iter().map(|(_, hash)| hash.as_str()).collect();
     for (name, _) in &units {
-        copy_tree(
+        crate::util::copy_tree(
             &from.join(".fingerprint").join(name),
             &staging.join(".fingerprint").join(name),
+            &[],
         )?;
         let build = from.join("build").join(name);
         if build.is_dir() {
-            copy_tree(&build, &staging.join("build").join(name))?;
+            crate::util::copy_tree(&build, &staging.join("build").join(name), &[])?;
         }
     }
     std::fs::create_dir_all(staging.join("deps"))?;
@@ -191,21 +192,6 @@ fn entries(dir: &Path) -> Result<Vec<String>> {
         names.push(entry.file_name().to_string_lossy().into_owned());
     }
     Ok(names)
-}
-
-/// Copies the folder `from` to `to`, files and subfolders.
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    for name in entries(from)? {
-        let (source, copy) = (from.join(&name), to.join(&name));
-        if source.is_dir() {
-            copy_tree(&source, &copy)?;
-        } else {
-            std::fs::copy(&source, &copy)
-                .with_context(|| format!("copying {} to {}", source.display(), copy.display()))?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

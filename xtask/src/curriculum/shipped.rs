@@ -12,7 +12,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::workbook::{Chapter, Rubric, Workbook};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
 
 /// One chapter's shipped exercise: relative path → git blob id.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -159,28 +159,10 @@ impl Shipped {
 
 /// Every file below `dir`, relative and with `/` separators, outside `target/` folders.
 pub fn crate_files(dir: &Path) -> Result<Vec<String>> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        for entry in
-            std::fs::read_dir(&folder).with_context(|| format!("listing {}", folder.display()))?
-        {
-            let entry = entry?;
-            let path = entry.path();
-            if entry.file_type()?.is_dir() {
-                if entry.file_name() != "target" {
-                    pending.push(path);
-                }
-            } else {
-                let relative = path.strip_prefix(dir).expect("below dir");
-                let parts: Vec<String> = relative
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                files.push(parts.join("/"));
-            }
-        }
-    }
+    let mut files: Vec<String> = crate::util::files_under(dir, &["target"])?
+        .iter()
+        .map(|path| crate::util::slash_path(path.strip_prefix(dir).expect("below dir")))
+        .collect();
     files.sort();
     Ok(files)
 }
@@ -351,7 +333,7 @@ mod tests {
     #[test]
     fn departures_are_missing_files_and_changed_given_ones_never_the_learners_own() {
         let dir = crate::util::scratch_dir("departures");
-        let checks = crate::workbook::workspace_root()
+        let checks = crate::curriculum::workbook::workspace_root()
             .unwrap()
             .join("xtask/checks/ch08");
         let rubric = Rubric::load(&checks).unwrap();

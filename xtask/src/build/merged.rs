@@ -6,20 +6,20 @@
 //! instantiate comes from the crate that changed. As one crate, incremental compilation redoes
 //! only what the edit touched. The learner's files are copied, never written to; the copy keeps
 //! every line where it was, so a message about the copy is a message about the learner's file
-//! once its folder is renamed (see `harness::shorten_paths`).
+//! once its folder is renamed (see `compiler_messages::shorten_paths`).
 //!
 //! A crate the merge cannot hold as cargo would build it is graded the other way: a build
 //! script, features, a `[lib]` of its own, an edition the checks are not written in, a name at
 //! its root that the appended code also declares, or a file included from outside `src/`.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use toml::{Table, Value};
 
-use crate::manifest_toml::CrateManifest;
-use crate::shown_answers::{
+use crate::build::manifest_toml::CrateManifest;
+use crate::curriculum::shown_answers::{
     Token, block_comment_end, char_literal_end, is_ident, string_literal, tokens,
 };
 use crate::util::write_if_changed;
@@ -111,7 +111,7 @@ pub fn refusal(graded_dir: &Path, manifest: &CrateManifest, declared: &[String])
     {
         return Some(format!("its lib.rs sets `#![{attribute}]`"));
     }
-    for file in files_under(&graded_dir.join("src")).ok()? {
+    for file in crate::util::files_under(&graded_dir.join("src"), &[]).ok()? {
         if file.extension().is_none_or(|ext| ext != "rs") {
             continue;
         }
@@ -222,7 +222,7 @@ pub fn checks_reach_the_crate_root(check_files: &[&Path]) -> bool {
 /// `lib.rs`, and removes what the copy holds that the crate no longer does. Files whose text is
 /// already right are left alone, so cargo and rustc see no change where there is none.
 pub fn copy_sources(graded_src: &Path, copy: &Path, appended: &str) -> Result<()> {
-    let sources = files_under(graded_src)?;
+    let sources = crate::util::files_under(graded_src, &[])?;
     let mut kept = BTreeSet::new();
     for source in &sources {
         let relative = source
@@ -251,7 +251,7 @@ pub fn copy_sources(graded_src: &Path, copy: &Path, appended: &str) -> Result<()
         }
         kept.insert(target);
     }
-    for stale in files_under(copy)?
+    for stale in crate::util::files_under(copy, &[])?
         .into_iter()
         .filter(|file| !kept.contains(file))
     {
@@ -332,29 +332,6 @@ pub fn compiled_as_a_library(source: &str) -> String {
     out
 }
 
-/// Every file under `dir`, at any depth, sorted; none when it does not exist.
-fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry
-                .with_context(|| format!("listing {}", folder.display()))?
-                .path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
-}
-
 /// Adds the graded crate's dependency `name` to the harness's `dependencies`, which may already
 /// hold it for the checks: the two specs must agree on everything but features, which add up
 /// as cargo would add them across two crates. False when they disagree.
@@ -413,6 +390,7 @@ fn as_table(spec: &Value) -> Option<Table> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     /// A crate in a fresh folder with `manifest` and `lib`.
     fn crate_with(name: &str, manifest: &str, lib: &str) -> PathBuf {

@@ -7,27 +7,21 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use serde::Serialize;
 
-use crate::harness::{self, BuildOptions, CompileFailure, Graded, VISIBLE_MODULE};
-use crate::mutants;
-use crate::runner::{self, Outcome, Planned, Sources};
+use crate::build::compile;
+use crate::build::compile::{BuildOptions, Built};
+use crate::build::compiler_messages;
+use crate::build::crate_copy;
+use crate::build::harness::{self, Graded, Prepared, VISIBLE_MODULE};
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook, canonical, display_path};
+use crate::grade::request::{Request, start_report};
+use crate::grade::runner::{
+    self, OUTPUT_LIMIT_BYTES, Planned, Sources, TESTS_MEMORY_BYTES, TestRun, VISIBLE_TEST_LIMIT,
+};
+use crate::report::model::{CheckKind, CheckResult, Outcome, Report, Section, Timing};
 use crate::sandbox::Limits;
 use crate::status::{Activity, Mode};
 use crate::util::FolderLock;
-use crate::workbook::{Chapter, Rubric, Workbook};
-
-/// The version of the JSON report's layout; it changes when a field changes meaning.
-pub const REPORT_SCHEMA: &str = "retry-workbook/check-report/v1";
-
-/// Output any one check may write before it is stopped.
-pub const OUTPUT_LIMIT_BYTES: u64 = 8 * 1024 * 1024;
-
-/// Real time each visible test may take when it runs alone (the book's how-to-use page says so).
-pub const VISIBLE_TEST_LIMIT: Duration = Duration::from_secs(10);
-
-/// Address space of a process that runs the learner's own tests (visible tests, a suite).
-pub const TESTS_MEMORY_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// Which crate of a chapter to grade.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,13 +49,13 @@ impl Target {
             )?
             .with_visible_tests_of(&exercise)),
             Target::Path(dir) => Graded::at(
-                &mutants::gradable_copy(workbook, chapter, dir)?,
+                &crate_copy::gradable_copy(workbook, chapter, dir)?,
                 format!("the crate in {}", dir.display()),
                 "path",
             ),
             Target::Mutant(name) => {
-                let mutant = mutants::find(workbook, chapter, name)?;
-                let dir = mutants::materialize(workbook, chapter, &mutant)?;
+                let mutant = crate_copy::find(workbook, chapter, name)?;
+                let dir = crate_copy::materialize(workbook, chapter, &mutant)?;
                 let solution = Target::Solution.graded_crate(workbook, chapter)?;
                 Ok(
                     Graded::at(&dir, format!("mutant {}", mutant.name), "mutant")?
@@ -102,8 +96,12 @@ impl<'a> Grader<'a> {
 
     /// The rubric the grader uses for `chapter`.
     pub fn rubric(&self, chapter: &Chapter) -> Result<Rubric> {
-        Rubric::for_chapter(self.workbook, chapter, self.checks_dir.as_deref())
-            .with_context(|| format!("loading the checks of {}", chapter.id))
+        crate::curriculum::translation::learners_rubric(
+            self.workbook,
+            chapter,
+            self.checks_dir.as_deref(),
+        )
+        .with_context(|| format!("loading the checks of {}", chapter.id))
     }
 
     /// Grades `chapter` on the crate `target` names.
@@ -130,13 +128,13 @@ impl<'a> Grader<'a> {
             visible_tests: self.visible_tests,
         };
         let mut report = match &rubric.learner_tests {
-            Some(spec) => crate::suites::grade(&request, spec)?,
+            Some(spec) => crate::grade::suites::grade(&request, spec)?,
             None => grade_checks(&request)?,
         };
-        // A crate graded as a copy (see `mutants::gradable_copy`) is named by its own folder:
+        // A crate graded as a copy (see `crate_copy::gradable_copy`) is named by its own folder:
         // an edit made in the copy would be lost on the next run.
         if let Target::Path(dir) = target
-            && graded.dir != crate::workbook::canonical(dir).unwrap_or_else(|_| dir.clone())
+            && graded.dir != canonical(dir).unwrap_or_else(|_| dir.clone())
         {
             let copy = display_path(self.workbook, &graded.dir);
             let original = dir.display().to_string();
@@ -146,189 +144,6 @@ impl<'a> Grader<'a> {
             }
         }
         Ok(report)
-    }
-}
-
-/// One grading, as the two planners (hidden checks, learner suites) receive it.
-pub struct Request<'a> {
-    pub workbook: &'a Workbook,
-    pub chapter: &'a Chapter,
-    pub rubric: &'a Rubric,
-    pub graded: &'a Graded,
-    pub build: BuildOptions,
-    pub visible_tests: bool,
-}
-
-/// The result of grading one chapter.
-#[derive(Debug, Serialize)]
-pub struct Report {
-    pub schema: &'static str,
-    pub chapter: String,
-    pub title: String,
-    /// What was graded, in words: "your exercise", "the solution", "mutant equal_jitter".
-    pub graded: String,
-    /// The graded folder, relative to the workspace when it is inside it.
-    pub graded_path: String,
-    /// The workspace whose checks graded it (absolute): which copy of the workbook this is.
-    pub workspace: String,
-    pub compiled: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub compile_failure: Option<CompileFailure>,
-    pub results: Vec<CheckResult>,
-    pub score: u32,
-    pub max_score: u32,
-    /// True when it compiled and no check or visible test failed: each passed, or was skipped.
-    pub passed: bool,
-    /// Checks that could not run here (they earn nothing); each result says how to run it.
-    pub skipped: usize,
-    pub compile_ms: u64,
-    /// True when nothing the checks are built from had changed since the last build, so its
-    /// binary ran without asking cargo.
-    pub build_reused: bool,
-    /// True when only sources had changed, so rustc compiled the checks without cargo, as cargo
-    /// had run it for the last build.
-    pub build_replayed: bool,
-    pub run_ms: u64,
-    /// Where the learner should look first, when something failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_here: Option<String>,
-    /// Every test the compiled check binary holds (for `verify`'s rubric check).
-    #[serde(skip)]
-    pub available_tests: Vec<String>,
-}
-
-/// One row of the report.
-#[derive(Debug, Clone, Serialize)]
-pub struct CheckResult {
-    pub id: String,
-    pub kind: CheckKind,
-    pub title: String,
-    pub points: u32,
-    pub earned: u32,
-    #[serde(flatten)]
-    pub outcome: Outcome,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub section: Option<Section>,
-    pub elapsed_ms: u64,
-    /// Peak resident memory of the process the check ran in, in KiB.
-    pub peak_memory_kib: u64,
-    /// Whether `elapsed_ms` and `peak_memory_kib` are the check's own or shared with others.
-    pub timing: Timing,
-}
-
-/// Whose time and memory a result shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Timing {
-    /// The check ran alone: its own time and its process's peak memory.
-    Own,
-    /// The check passed in a run with others: an equal share of that run's time, and its peak.
-    Shared,
-}
-
-impl Timing {
-    pub fn of(shared: bool) -> Self {
-        if shared { Timing::Shared } else { Timing::Own }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckKind {
-    /// A hidden check of the rubric.
-    Check,
-    /// A test from the graded crate's `tests/` folder.
-    Visible,
-}
-
-/// A book section a check points to.
-#[derive(Debug, Clone, Serialize)]
-pub struct Section {
-    pub number: String,
-    pub title: Option<String>,
-    /// `book/src/<page>.md#<anchor>`.
-    pub link: String,
-}
-
-impl Report {
-    pub fn hidden(&self) -> impl Iterator<Item = &CheckResult> {
-        self.results.iter().filter(|r| r.kind == CheckKind::Check)
-    }
-
-    pub fn visible(&self) -> impl Iterator<Item = &CheckResult> {
-        self.results.iter().filter(|r| r.kind == CheckKind::Visible)
-    }
-
-    /// The result of one check by id.
-    pub fn result(&self, id: &str) -> Option<&CheckResult> {
-        self.results.iter().find(|r| r.id == id)
-    }
-}
-
-impl Report {
-    /// A report with nothing graded yet: not compiled, no results, no points.
-    pub fn empty(
-        chapter: &Chapter,
-        graded: String,
-        graded_path: String,
-        workspace: String,
-        max_score: u32,
-    ) -> Self {
-        Self {
-            schema: REPORT_SCHEMA,
-            chapter: chapter.id.clone(),
-            title: chapter.title.clone(),
-            graded,
-            graded_path,
-            workspace,
-            compiled: false,
-            compile_failure: None,
-            results: Vec::new(),
-            score: 0,
-            max_score,
-            passed: false,
-            skipped: 0,
-            compile_ms: 0,
-            build_reused: false,
-            build_replayed: false,
-            run_ms: 0,
-            start_here: None,
-            available_tests: Vec::new(),
-        }
-    }
-
-    /// Sets the score, the pass and the skip count from the results.
-    pub fn total(&mut self) {
-        self.score = self.results.iter().map(|r| r.earned).sum();
-        self.skipped = self.results.iter().filter(|r| r.outcome.skipped()).count();
-        self.passed = self.compiled && !self.results.iter().any(|r| r.outcome.failed());
-    }
-
-    /// The report of a chapter whose crate is not there at all: nothing compiled, no points.
-    pub fn missing(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric, path: String) -> Self {
-        let mut report = Self::empty(
-            chapter,
-            "a missing crate".to_owned(),
-            path.clone(),
-            workbook.root.display().to_string(),
-            rubric.max_points(),
-        );
-        report.compile_failure = Some(CompileFailure {
-            errors: Vec::new(),
-            cargo_output: format!("{path} does not exist"),
-        });
-        report
-    }
-
-    /// The report of `graded` for `chapter`, before anything has run.
-    pub fn start(workbook: &Workbook, chapter: &Chapter, rubric: &Rubric, graded: &Graded) -> Self {
-        Self::empty(
-            chapter,
-            graded.label.clone(),
-            display_path(workbook, &graded.dir),
-            workbook.root.display().to_string(),
-            rubric.max_points(),
-        )
     }
 }
 
@@ -351,15 +166,14 @@ fn grade_checks(request: &Request) -> Result<Report> {
     )?;
     crate::timings::phase("harness prepared");
     let graded = &graded.clone().compiled_from(prepared.copy.clone());
-    let harness_dir = prepared.dir.clone();
-    let mut report = Report::start(workbook, chapter, rubric, graded);
+    let mut report = start_report(workbook, chapter, rubric, graded);
     let mut compiled_sources = rubric.dirs();
     compiled_sources.push(workbook.support_file());
     compiled_sources.push(graded.visible_tests.clone());
     compiled_sources.extend(prepared.copy.clone());
-    let built = match harness::build(workbook, &harness_dir, graded, &compiled_sources, build)? {
-        harness::BuildOutcome::Built(built) => built,
-        harness::BuildOutcome::Failed(failure) => {
+    let built = match compile::build(workbook, &prepared.dir, graded, &compiled_sources, build)? {
+        compile::BuildOutcome::Built(built) => built,
+        compile::BuildOutcome::Failed(failure) => {
             report.start_here = failure.first_location();
             report.compile_failure = Some(failure);
             return Ok(report);
@@ -374,9 +188,44 @@ fn grade_checks(request: &Request) -> Result<Report> {
     // are never planned and never run.
     let available: Vec<String> = built
         .tests
-        .into_iter()
+        .iter()
         .filter(|name| prepared.rubric_name(name).is_some())
+        .cloned()
         .collect();
+    let visible_prefix = prepared.binary_name(&format!("{VISIBLE_MODULE}::"));
+    let plan = plan_tests(
+        rubric,
+        &prepared,
+        &available,
+        visible_tests,
+        &visible_prefix,
+    );
+    let started = Instant::now();
+    let runs = run_planned(request, &prepared, &built, &plan, &available)?;
+    report.run_ms = started.elapsed().as_millis() as u64;
+    crate::timings::phase("checks run");
+    record_results(&mut report, request, graded, &runs, &visible_prefix);
+    report.available_tests = available
+        .iter()
+        .filter_map(|name| prepared.rubric_name(name))
+        .map(str::to_owned)
+        .collect();
+    report.total();
+    if !report.passed {
+        report.start_here = start_here(workbook, graded, rubric, &report);
+    }
+    Ok(report)
+}
+
+/// Every hidden check under its own limits, then (when wanted) every visible test the binary
+/// holds under the visible tests' limits.
+fn plan_tests(
+    rubric: &Rubric,
+    prepared: &Prepared,
+    available: &[String],
+    visible_tests: bool,
+    visible_prefix: &str,
+) -> Vec<Planned> {
     let mut plan: Vec<Planned> = rubric
         .checks
         .iter()
@@ -390,14 +239,13 @@ fn grade_checks(request: &Request) -> Result<Report> {
             },
         })
         .collect();
-    let visible_prefix = prepared.binary_name(&format!("{VISIBLE_MODULE}::"));
     plan.extend(
         available
             .iter()
-            .filter(|name| visible_tests && name.starts_with(&visible_prefix))
+            .filter(|name| visible_tests && name.starts_with(visible_prefix))
             .map(|name| Planned {
                 name: name.clone(),
-                label: visible_id(name.trim_start_matches(&visible_prefix)),
+                label: visible_id(name.trim_start_matches(visible_prefix)),
                 limits: Limits {
                     wall: VISIBLE_TEST_LIMIT,
                     memory_bytes: TESTS_MEMORY_BYTES,
@@ -405,14 +253,30 @@ fn grade_checks(request: &Request) -> Result<Report> {
                 },
             }),
     );
+    plan
+}
+
+/// Runs the plan in a scratch folder of this process's own, with a status line.
+fn run_planned(
+    request: &Request,
+    prepared: &Prepared,
+    built: &Built,
+    plan: &[Planned],
+    available: &[String],
+) -> Result<Vec<TestRun>> {
+    let Request {
+        workbook,
+        rubric,
+        build,
+        ..
+    } = *request;
     // One scratch folder per grading process, so two gradings of one chapter (a `watch` and a
     // `check`, say) never share the checks' working folders.
     let scratch = workbook
         .work_dir()
         .join("runs")
-        .join(harness_dir.file_name().unwrap_or_default())
+        .join(prepared.dir.file_name().unwrap_or_default())
         .join(std::process::id().to_string());
-    let started = Instant::now();
     let parallel = std::thread::available_parallelism().map_or(2, usize::from);
     // The run of all tests together ends after the longest time one hidden check may take (the
     // visible tests' generous 10 s would make every hang cost 10 s before its own run).
@@ -425,8 +289,8 @@ fn grade_checks(request: &Request) -> Result<Report> {
     let status = Activity::start(Mode::for_stderr(build.show_progress), "Running the checks");
     let runs = runner::run_all(
         &built.test_binary,
-        &plan,
-        &available,
+        plan,
+        available,
         &scratch,
         &sources(workbook, rubric),
         parallel,
@@ -434,13 +298,28 @@ fn grade_checks(request: &Request) -> Result<Report> {
         &status,
     )?;
     drop(status);
-    report.run_ms = started.elapsed().as_millis() as u64;
-    crate::timings::phase("checks run");
     // The checks are done with their folders; a failure to clean up only costs disk space.
     let _ = std::fs::remove_dir_all(&scratch);
+    Ok(runs)
+}
 
+/// One result per hidden check (in rubric order, with its points and book section), then one
+/// per visible test that ran.
+fn record_results(
+    report: &mut Report,
+    request: &Request,
+    graded: &Graded,
+    runs: &[TestRun],
+    visible_prefix: &str,
+) {
+    let Request {
+        workbook,
+        chapter,
+        rubric,
+        ..
+    } = *request;
     let headings = page_headings(&workbook.page(chapter));
-    for (check, run) in rubric.checks.iter().zip(&runs) {
+    for (check, run) in rubric.checks.iter().zip(runs) {
         let earned = if run.outcome.passed() {
             check.points
         } else {
@@ -463,7 +342,7 @@ fn grade_checks(request: &Request) -> Result<Report> {
         });
     }
     for run in runs.iter().skip(rubric.checks.len()) {
-        let test = run.name.trim_start_matches(&visible_prefix);
+        let test = run.name.trim_start_matches(visible_prefix);
         let function = test.split_once("::").map_or(test, |(_, function)| function);
         report.results.push(CheckResult {
             id: visible_id(test),
@@ -478,16 +357,6 @@ fn grade_checks(request: &Request) -> Result<Report> {
             timing: Timing::of(run.shared),
         });
     }
-    report.available_tests = available
-        .iter()
-        .filter_map(|name| prepared.rubric_name(name))
-        .map(str::to_owned)
-        .collect();
-    report.total();
-    if !report.passed {
-        report.start_here = start_here(workbook, graded, rubric, &report);
-    }
-    Ok(report)
 }
 
 /// How a visible test (`file::function` in the harness) is named in the report:
@@ -515,8 +384,8 @@ fn shorten(workbook: &Workbook, graded: &Graded, outcome: Outcome) -> Outcome {
             location,
             in_graded_code,
         } => Outcome::Failed {
-            message: harness::shorten_paths(workbook, graded, &message),
-            location: location.map(|l| harness::shorten_paths(workbook, graded, &l)),
+            message: compiler_messages::shorten_paths(workbook, graded, &message),
+            location: location.map(|l| compiler_messages::shorten_paths(workbook, graded, &l)),
             in_graded_code,
         },
         other => other,
@@ -543,14 +412,6 @@ fn start_here(
     let source = std::fs::read_to_string(&lib).ok()?;
     let line = source.lines().position(|line| line.contains("todo!("))?;
     Some(format!("{}:{}", display_path(workbook, &lib), line + 1))
-}
-
-/// A path relative to the workspace when it is inside it.
-pub fn display_path(workbook: &Workbook, path: &Path) -> String {
-    path.strip_prefix(&workbook.root)
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
 
 /// The `## N.M Title` headings of a chapter page.

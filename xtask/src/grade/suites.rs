@@ -8,18 +8,28 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::grading::{
-    CheckKind, CheckResult, OUTPUT_LIMIT_BYTES, Report, Request, TESTS_MEMORY_BYTES, Timing,
-    display_path,
+use crate::report::model::{CheckKind, CheckResult, Report, Timing};
+
+use crate::grade::runner::{OUTPUT_LIMIT_BYTES, TESTS_MEMORY_BYTES};
+
+use crate::grade::request::Request;
+
+use crate::build::compile;
+use crate::build::compile::BuildOutcome;
+use crate::build::crate_copy;
+use crate::build::crate_copy::CrateCopy;
+use crate::build::harness::{self, Graded};
+use crate::curriculum::mutants::{self, Mutant};
+use crate::curriculum::shipped::Shipped;
+use crate::curriculum::workbook::{
+    LearnerTests, Rubric, SUITE_FAST, SUITE_GREEN, display_path, kill_check_id,
 };
-use crate::harness::{self, BuildOutcome, Graded};
-use crate::mutants::{self, CrateCopy, Mutant};
-use crate::runner::{self, Outcome, RunTo};
+use crate::grade::request::start_report;
+use crate::grade::runner::{self, RunTo};
+use crate::grade::suite_rules;
+use crate::report::model::Outcome;
 use crate::sandbox::{Ending, Limits};
-use crate::shipped::Shipped;
-use crate::suite_rules;
 use crate::util::{Shuffler, stable_hash};
-use crate::workbook::{LearnerTests, SUITE_FAST, SUITE_GREEN, kill_check_id};
 
 /// What one run of the suite showed.
 struct SuiteRun {
@@ -47,7 +57,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         build,
         ..
     } = *request;
-    let mut report = Report::start(workbook, chapter, rubric, graded);
+    let mut report = start_report(workbook, chapter, rubric, graded);
     // The code under test always comes from the shipped exercise, as its record says, even when
     // the learner changed it: the suite meets the real code.
     let shipped = Shipped::load(workbook, chapter)?;
@@ -56,18 +66,7 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         let text = shipped.text(workbook, chapter, file)?;
         under_test.push((file.clone(), text));
     }
-    let base = workbook.work_dir().join("suites").join(format!(
-        "{}-{:08x}",
-        chapter.id,
-        stable_hash(&graded.dir.display().to_string()) as u32
-    ));
-    // Each copy is a package of its own name (cargo tells builds apart by it); the library
-    // inside keeps the crate's name, so the learner's tests can `use` it.
-    let key = base
-        .file_name()
-        .map(|n| n.to_string_lossy().replace('-', "_"))
-        .unwrap_or_default();
-    let package = format!("{}_suite_{key}", chapter.crate_name());
+    let (base, package) = suite_folder(request);
     let _lock = crate::util::FolderLock::acquire(&base)?;
     let learner_path = display_path(workbook, &graded.dir);
 
@@ -83,17 +82,12 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
     let run = match suite.build_and_run(&base.join("correct"), &package)? {
         BuildOutcome::Built(run) => run,
         BuildOutcome::Failed(mut failure) => {
+            let copy = display_path(workbook, &base.join("correct"));
             for error in &mut failure.errors {
-                error.rendered = error.rendered.replace(
-                    &format!("{}/", display_path(workbook, &base.join("correct"))),
-                    &format!("{learner_path}/"),
-                );
-                error.file = error.file.take().map(|f| {
-                    f.replace(
-                        &display_path(workbook, &base.join("correct")),
-                        &learner_path,
-                    )
-                });
+                error.rendered = error
+                    .rendered
+                    .replace(&format!("{copy}/"), &format!("{learner_path}/"));
+                error.file = error.file.take().map(|f| f.replace(&copy, &learner_path));
             }
             report.start_here = failure.first_location();
             report.compile_failure = Some(failure);
@@ -102,69 +96,134 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
         }
     };
     report.compiled = true;
-
-    let mut green = run.green();
-    let mut green_outcome = if green {
-        Outcome::Passed
-    } else {
-        failed(not_green(&run))
-    };
-    if green && let Some(message) = suite_rules::refusal(&suite.own_files(&shipped)?, &under_test) {
-        green = false;
-        green_outcome = failed(message);
-    }
     let slots = Slots::prepare(workbook, &graded.dir, &base, &package)?;
     let all = mutants::load_all(&rubric.mutants_dir(workbook, chapter))?;
-    let mut killed: Vec<Option<Outcome>> = vec![None; all.len()];
-    if green {
-        let rewrites = spec
-            .rewrites
-            .iter()
-            .map(|file| mutants::load(&rubric.dir.join(file)))
-            .collect::<Result<Vec<_>>>()?;
-        let trials = trial_order(
-            &rewrites,
-            &all,
-            slots.members.len(),
-            &mut Shuffler::unpredictable(),
-        );
-        let runs = suite.build_and_run_in_slots(&slots, &trials)?;
-        for (trial, run) in trials.iter().zip(runs) {
-            match trial {
-                Trial::Rewrite(rewrite) => {
-                    if green && let Some(message) = fails_on_rewrite(rewrite, &run) {
-                        green = false;
-                        green_outcome = failed(message);
-                    }
+    let verdict = judge(request, spec, &suite, &shipped, &run, &slots, &all)?;
+    let building = Duration::from_micros(suite.building_micros.load(Ordering::Relaxed));
+    report.compile_ms = building.as_millis() as u64;
+    report.run_ms = started.elapsed().saturating_sub(building).as_millis() as u64;
+    report.results = results(rubric, spec, &run, &all, verdict);
+    report.total();
+    if !report.passed {
+        report.start_here = Some(format!("{learner_path}/{} (your tests)", spec.suite));
+    }
+    Ok(report)
+}
+
+/// The folder the suite's copies are built in (one per graded crate), and the copies' package
+/// name. Each copy is a package of its own name (cargo tells builds apart by it); the library
+/// inside keeps the crate's name, so the learner's tests can `use` it.
+fn suite_folder(request: &Request) -> (PathBuf, String) {
+    let (workbook, chapter) = (request.workbook, request.chapter);
+    let base = workbook.work_dir().join("suites").join(format!(
+        "{}-{:08x}",
+        chapter.id,
+        stable_hash(&request.graded.dir.display().to_string()) as u32
+    ));
+    let key = base
+        .file_name()
+        .map(|n| n.to_string_lossy().replace('-', "_"))
+        .unwrap_or_default();
+    let package = format!("{}_suite_{key}", chapter.crate_name());
+    (base, package)
+}
+
+/// What the suite's runs showed: whether it is green on the correct code (and on every copy of
+/// it written differently), and which mutants it killed.
+struct Verdict {
+    green: bool,
+    green_outcome: Outcome,
+    killed: Vec<Option<Outcome>>,
+}
+
+/// Judges the suite: green on the correct code, within its own rules, then (only when green) run
+/// against each rewrite of the correct code and each mutant, several at a time.
+fn judge(
+    request: &Request,
+    spec: &LearnerTests,
+    suite: &Suite,
+    shipped: &Shipped,
+    run: &SuiteRun,
+    slots: &Slots,
+    all: &[Mutant],
+) -> Result<Verdict> {
+    let mut verdict = Verdict {
+        green: run.green(),
+        green_outcome: Outcome::Passed,
+        killed: vec![None; all.len()],
+    };
+    if !verdict.green {
+        verdict.green_outcome = failed(not_green(run));
+    }
+    if verdict.green
+        && let Some(message) = suite_rules::refusal(&suite.own_files(shipped)?, suite.under_test)
+    {
+        verdict.green = false;
+        verdict.green_outcome = failed(message);
+    }
+    if !verdict.green {
+        return Ok(verdict);
+    }
+    let rewrites = spec
+        .rewrites
+        .iter()
+        .map(|file| mutants::load(&request.rubric.dir.join(file)))
+        .collect::<Result<Vec<_>>>()?;
+    let trials = trial_order(
+        &rewrites,
+        all,
+        slots.members.len(),
+        &mut Shuffler::unpredictable(),
+    );
+    let runs = suite.build_and_run_in_slots(slots, &trials)?;
+    for (trial, run) in trials.iter().zip(runs) {
+        match trial {
+            Trial::Rewrite(rewrite) => {
+                if verdict.green
+                    && let Some(message) = fails_on_rewrite(rewrite, &run)
+                {
+                    verdict.green = false;
+                    verdict.green_outcome = failed(message);
                 }
-                Trial::Mutant(index, mutant) => killed[*index] = Some(kill_outcome(mutant, run)),
+            }
+            Trial::Mutant(index, mutant) => {
+                verdict.killed[*index] = Some(kill_outcome(mutant, run));
             }
         }
     }
+    Ok(verdict)
+}
+
+/// The rubric's rows: green, fast (on virtual time), and one per mutant killed; the last two
+/// count only when the suite is green.
+fn results(
+    rubric: &Rubric,
+    spec: &LearnerTests,
+    run: &SuiteRun,
+    all: &[Mutant],
+    verdict: Verdict,
+) -> Vec<CheckResult> {
+    let green = verdict.green;
+    let fast = if !green {
+        failed("not measured: your tests must first pass on the correct code".to_owned())
+    } else if run.elapsed.as_millis() as u64 > spec.max_suite_ms {
+        failed(format!(
+            "your tests took {} ms of real time on the correct code (the limit is {} ms): \
+             a real sleep is the usual cause (use tokio's paused clock, \
+             `#[tokio::test(start_paused = true)]`, so sleeps cost nothing, and never \
+             std::thread::sleep); if your tests do not sleep, they do too much work: fewer \
+             proptest cases or smaller inputs",
+            run.elapsed.as_millis(),
+            spec.max_suite_ms
+        ))
+    } else {
+        Outcome::Passed
+    };
     let mut results = vec![
-        row(rubric, SUITE_GREEN, green_outcome, &run),
-        row(
-            rubric,
-            SUITE_FAST,
-            if !green {
-                failed("not measured: your tests must first pass on the correct code".to_owned())
-            } else if run.elapsed.as_millis() as u64 > spec.max_suite_ms {
-                failed(format!(
-                    "your tests took {} ms of real time on the correct code (the limit is {} ms): \
-                     a real sleep is the usual cause (use tokio's paused clock, \
-                     `#[tokio::test(start_paused = true)]`, so sleeps cost nothing, and never \
-                     std::thread::sleep); if your tests do not sleep, they do too much work: fewer \
-                     proptest cases or smaller inputs",
-                    run.elapsed.as_millis(),
-                    spec.max_suite_ms
-                ))
-            } else {
-                Outcome::Passed
-            },
-            &run,
-        ),
+        row(rubric, SUITE_GREEN, verdict.green_outcome, run),
+        row(rubric, SUITE_FAST, fast, run),
     ];
-    for (mutant, outcome) in all.iter().zip(killed) {
+    for (mutant, outcome) in all.iter().zip(verdict.killed) {
         let outcome = match outcome {
             Some(outcome) if green => outcome,
             _ => failed(
@@ -173,17 +232,9 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
                     .to_owned(),
             ),
         };
-        results.push(row(rubric, &kill_check_id(&mutant.name), outcome, &run));
+        results.push(row(rubric, &kill_check_id(&mutant.name), outcome, run));
     }
-    let building = Duration::from_micros(suite.building_micros.load(Ordering::Relaxed));
-    report.compile_ms = building.as_millis() as u64;
-    report.run_ms = started.elapsed().saturating_sub(building).as_millis() as u64;
-    report.results = results;
-    report.total();
-    if !report.passed {
-        report.start_here = Some(format!("{learner_path}/{} (your tests)", spec.suite));
-    }
-    Ok(report)
+    results
 }
 
 /// The folder, under a suite's work folder, where the mutants (and the rewrites) are built: a
@@ -208,7 +259,7 @@ struct Slots {
 impl Slots {
     /// Writes the workspace of copies of `source` (the learner's crate) and its lockfile.
     fn prepare(
-        workbook: &crate::workbook::Workbook,
+        workbook: &crate::curriculum::workbook::Workbook,
         source: &Path,
         base: &Path,
         package: &str,
@@ -223,7 +274,7 @@ impl Slots {
             .zip(&packages)
             .map(|(slot, package)| (*slot, package.as_str()))
             .collect();
-        mutants::write_workspace(source, &root, &members)?;
+        crate_copy::write_workspace(source, &root, &members)?;
         harness::sync_lockfile(&workbook.root, &root)?;
         let members = SLOTS
             .iter()
@@ -272,7 +323,7 @@ fn lower_first(text: &str) -> String {
 
 /// A report row for the rubric check `id`.
 fn row(
-    rubric: &crate::workbook::Rubric,
+    rubric: &crate::curriculum::workbook::Rubric,
     id: &str,
     outcome: Outcome,
     run: &SuiteRun,
@@ -398,11 +449,11 @@ fn kill_outcome(mutant: &Mutant, run: BuildOutcome<SuiteRun>) -> Outcome {
 
 /// One learner's suite and the code it tests.
 struct Suite<'a> {
-    workbook: &'a crate::workbook::Workbook,
+    workbook: &'a crate::curriculum::workbook::Workbook,
     graded: &'a Graded,
     under_test: &'a [(String, String)],
     spec: &'a LearnerTests,
-    build: harness::BuildOptions,
+    build: compile::BuildOptions,
     /// Time spent waiting on cargo, in microseconds: the report's compile time. The rest of the
     /// grading's time is the suite's runs (those not hidden behind a build).
     building_micros: AtomicU64,
@@ -425,7 +476,7 @@ impl Suite<'_> {
                 self.write_copy(dir, package, None, true)?;
             }
         }
-        let quiet = harness::BuildOptions {
+        let quiet = compile::BuildOptions {
             show_progress: false,
             ..self.build
         };
@@ -438,7 +489,7 @@ impl Suite<'_> {
                 if self.build.show_progress {
                     // One count for rewrites and mutants alike: the status line tells nothing
                     // of which is which either.
-                    harness::show_status(&format!(
+                    compile::show_status(&format!(
                         "Running your tests on copies of the code: {started} of {}",
                         trials.len()
                     ));
@@ -448,7 +499,7 @@ impl Suite<'_> {
                     self.write_copy(dir, package, Some(trial.copy()), true)?;
                 }
                 let packages: Vec<&str> = members.iter().map(|(_, p)| p.as_str()).collect();
-                let built: Vec<BuildOutcome<Vec<harness::Executable>>> =
+                let built: Vec<BuildOutcome<Vec<compile::Executable>>> =
                     match self.build(&slots.root, &packages, quiet)? {
                         BuildOutcome::Built(built) => members
                             .iter()
@@ -474,7 +525,7 @@ impl Suite<'_> {
             |slot, (binaries, run_to)| self.run(&slots.members[slot].0, &binaries, run_to),
         );
         if self.build.show_progress {
-            harness::clear_status();
+            compile::clear_status();
         }
         outcomes
     }
@@ -482,7 +533,7 @@ impl Suite<'_> {
     /// The learner's Rust files as the copies hold them: those the learner wrote or changed
     /// (the code under test and the given files as shipped left out).
     fn own_files(&self, shipped: &Shipped) -> Result<Vec<(String, String)>> {
-        Ok(mutants::crate_files(&self.graded.dir)?
+        Ok(crate_copy::crate_files(&self.graded.dir)?
             .into_iter()
             .filter(|(file, _)| {
                 file.ends_with(".rs")
@@ -500,7 +551,7 @@ impl Suite<'_> {
         mutant: Option<&Mutant>,
         workspace_member: bool,
     ) -> Result<()> {
-        mutants::write_crate_copy(
+        crate_copy::write_crate_copy(
             &self.graded.dir,
             dir,
             &CrateCopy {
@@ -518,8 +569,8 @@ impl Suite<'_> {
         &self,
         dir: &Path,
         packages: &[&str],
-        options: harness::BuildOptions,
-    ) -> Result<BuildOutcome<harness::BuiltTests>> {
+        options: compile::BuildOptions,
+    ) -> Result<BuildOutcome<compile::BuiltTests>> {
         let copy = Graded {
             dir: dir.to_path_buf(),
             package: packages.join(" "),
@@ -536,7 +587,7 @@ impl Suite<'_> {
             subcommand.extend(["--package", package]);
         }
         let started = Instant::now();
-        let built = harness::cargo_build(self.workbook, dir, &copy, &subcommand, options, false);
+        let built = compile::cargo_build(self.workbook, dir, &copy, &subcommand, options, false);
         self.building_micros
             .fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
         built
@@ -555,7 +606,7 @@ impl Suite<'_> {
     }
 
     /// Runs each test binary of a copy at `dir` through the runner.
-    fn run(&self, dir: &Path, binaries: &[harness::Executable], run_to: RunTo) -> Result<SuiteRun> {
+    fn run(&self, dir: &Path, binaries: &[compile::Executable], run_to: RunTo) -> Result<SuiteRun> {
         let limits = Limits {
             wall: Duration::from_millis((self.spec.max_suite_ms * 3).max(3_000)),
             memory_bytes: TESTS_MEMORY_BYTES,
@@ -686,16 +737,16 @@ impl<R> Pending<'_, R> {
 }
 
 /// The test binaries that cargo built for the copy at `dir`, out of a build of several copies.
-fn binaries_of(binaries: &[harness::Executable], dir: &Path) -> Result<Vec<harness::Executable>> {
+fn binaries_of(binaries: &[compile::Executable], dir: &Path) -> Result<Vec<compile::Executable>> {
     // Compared as the system resolves them: cargo may name a folder through another path
     // (macOS's /var is /private/var).
-    let this_copy =
-        crate::workbook::canonical(dir).with_context(|| format!("resolving {}", dir.display()))?;
+    let this_copy = crate::curriculum::workbook::canonical(dir)
+        .with_context(|| format!("resolving {}", dir.display()))?;
     Ok(binaries
         .iter()
         .filter(|binary| {
             binary.package_dir.as_deref().is_some_and(|folder| {
-                crate::workbook::canonical(folder).is_ok_and(|f| f == this_copy)
+                crate::curriculum::workbook::canonical(folder).is_ok_and(|f| f == this_copy)
             })
         })
         .cloned()
@@ -708,7 +759,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::harness::CompileFailure;
+    use crate::report::model::CompileFailure;
 
     /// How many rounds have started building, and the slots whose run has not ended.
     #[derive(Default)]

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::curriculum::workbook::{target_dir_of, work_dir_of, workspace_root};
 use crate::sandbox;
 use crate::util::write_if_changed;
-use crate::workbook::{target_dir_of, work_dir_of, workspace_root};
 
 /// The link cargo's configuration includes the alias's fast part through.
 const LINK: &str = ".cargo/fast";

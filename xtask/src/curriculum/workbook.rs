@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
+use crate::lang::words::{Key, t, tf};
+
 /// The manifest's path, relative to the workspace root.
 pub const MANIFEST: &str = "xtask/workbook.toml";
 
@@ -172,11 +174,13 @@ impl Workbook {
         if chapter_number(name).is_some() {
             // A number is no typo of a nearby one (ch97 of ch07): say which numbers there are.
             let ids: Vec<&str> = self.chapters().map(|c| c.id.as_str()).collect();
-            return format!(
-                "there is no chapter `{wanted}`: they go from {} to {}, and `cargo xtask list` \
-                 shows them with their titles",
-                ids.first().unwrap_or(&""),
-                ids.last().unwrap_or(&"")
+            return tf(
+                Key::NoChapterNumber,
+                &[
+                    &wanted,
+                    ids.first().unwrap_or(&""),
+                    ids.last().unwrap_or(&""),
+                ],
             );
         }
         let distance = |chapter: &Chapter| {
@@ -192,18 +196,13 @@ impl Workbook {
             .min_by_key(|chapter| distance(chapter))
             .filter(|chapter| distance(chapter) <= (name.chars().count() / 3).max(2));
         match nearest {
-            Some(chapter) => format!(
-                "there is no chapter `{wanted}`; did you mean {chapter} ({})? `cargo xtask list` \
-                 shows every chapter",
-                chapter.stem()
+            Some(chapter) => tf(
+                Key::NoChapterDidYouMean,
+                &[&wanted, chapter, &chapter.stem()],
             ),
             None => {
                 let known: Vec<String> = self.chapters().map(|c| format!("  {c}")).collect();
-                format!(
-                    "there is no chapter `{wanted}`; name one by its id (ch08), number (8), \
-                     folder (ch08-full-jitter) or slug (full-jitter):\n{}",
-                    known.join("\n")
-                )
+                tf(Key::NoChapterNameOne, &[&wanted, &known.join("\n")])
             }
         }
     }
@@ -213,10 +212,7 @@ impl Workbook {
     pub fn ready_chapter(&self, wanted: &str) -> Result<&Chapter> {
         let chapter = self.chapter(wanted)?;
         if !chapter.ready && !self.exercise_dir(chapter).is_dir() {
-            bail!(
-                "{} is not written yet (it is a draft in {MANIFEST}); `cargo xtask list` shows the chapters you can do",
-                chapter
-            );
+            bail!("{}", tf(Key::ChapterNotWritten, &[chapter, &MANIFEST]));
         }
         Ok(chapter)
     }
@@ -332,13 +328,7 @@ pub fn workspace_root() -> Result<PathBuf> {
         .chain(from_cargo)
         .find(|dir| dir.join(MANIFEST).is_file())
         .map(|dir| canonical(&dir).unwrap_or(dir))
-        .with_context(|| {
-            format!(
-                "{} is not inside a copy of the workbook (no {MANIFEST} here or above); run the \
-                 command from the workbook's folder",
-                cwd.display()
-            )
-        })
+        .with_context(|| tf(Key::NotInWorkbook, &[&cwd.display(), &MANIFEST]))
 }
 
 /// A chapter's rubric: its checks, hints and given files.
@@ -497,7 +487,7 @@ impl Rubric {
 
     /// A chapter's rubric: the public one, or an instructor's private one from
     /// `<private>/<chapter>/`, which replaces the public checks or, with `include-public = true`,
-    /// adds to them.
+    /// adds to them (in English: `translation::learners_rubric` gives the learner's language).
     pub fn for_chapter(
         workbook: &Workbook,
         chapter: &Chapter,
@@ -644,28 +634,33 @@ fn suite_checks(spec: &LearnerTests, mutants_dir: &Path) -> Result<Vec<CheckSpec
         check(
             SUITE_GREEN.to_owned(),
             0,
-            "your tests pass on the correct code".to_owned(),
+            t(Key::SuitePassesOnCorrectCode).to_owned(),
             None,
         ),
         check(
             SUITE_FAST.to_owned(),
             0,
-            format!(
-                "your tests run in under {} ms of real time",
-                spec.max_suite_ms
-            ),
+            tf(Key::SuiteRunsOnVirtualTime, &[&spec.max_suite_ms]),
             None,
         ),
     ];
-    for mutant in crate::mutants::load_all(mutants_dir)? {
+    for mutant in crate::curriculum::mutants::load_all(mutants_dir)? {
         checks.push(check(
             kill_check_id(&mutant.name),
             mutant.points,
-            format!("catches a hidden bug: {}", mutant.description),
+            tf(Key::CatchesHiddenBug, &[&mutant.description]),
             mutant.section.clone(),
         ));
     }
     Ok(checks)
+}
+
+/// A path relative to the workspace when it is inside it.
+pub fn display_path(workbook: &Workbook, path: &Path) -> String {
+    path.strip_prefix(&workbook.root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 
-use crate::shown_answers::{RUN_TOKENS, Token, tokens};
+use crate::curriculum::shown_answers::{RUN_TOKENS, Token, tokens};
 
 /// Names that reach outside the code under test wherever they appear as code: the modules and
 /// types that read files, the environment, the process or the network, and the macros that read
@@ -99,7 +99,10 @@ fn shapes(tokens: &[Token]) -> Vec<String> {
     tokens
         .iter()
         .map(|t| {
-            if t.text.chars().all(crate::shown_answers::is_ident) {
+            if t.text
+                .chars()
+                .all(crate::curriculum::shown_answers::is_ident)
+            {
                 "w".to_owned()
             } else {
                 t.text.clone()

@@ -2,8 +2,9 @@
 
 use std::fmt::{self, Write};
 
-use crate::grading::{CheckKind, CheckResult, Report};
-use crate::runner::Outcome;
+use crate::lang::words::{self, Key, t, tf};
+use crate::report::model::Outcome;
+use crate::report::model::{CheckKind, CheckResult, Report};
 use crate::term::Style;
 
 /// The narrowest the id column gets, so short ids still line up with the header.
@@ -99,19 +100,16 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style, layout: Layou
         out,
         "{} — {} ({})",
         style.bold(&format!("{} · {}", report.chapter, report.title)),
-        report.graded,
+        graded_words(&report.graded),
         report.graded_path
     )?;
     if let Some(failure) = &report.compile_failure {
-        let verdict = format!(
-            "{} it does not compile, so no check could run (0/{} points).",
-            style.red("✗"),
-            report.max_score
-        );
+        let verdict = tf(Key::DoesNotCompile, &[&style.red("✗"), &report.max_score]);
         let start = report.start_here.as_ref().map(|place| {
             format!(
-                "{} fix the first error, at {place}, then check again.",
-                style.bold("Start here:")
+                "{} {}",
+                style.bold(t(Key::StartHere)),
+                tf(Key::FixFirstError, &[place])
             )
         });
         writeln!(out, "{verdict}")?;
@@ -121,49 +119,62 @@ fn write_text(out: &mut impl Write, report: &Report, style: Style, layout: Layou
         writeln!(
             out,
             "{}",
-            style.dim(&format!("workbook: {}", report.workspace))
+            style.dim(&tf(Key::WorkbookAt, &[&report.workspace]))
         )?;
         render_compile_failure(out, failure, style, layout)?;
         return Ok(());
     }
-    let timing = format!(
-        "{} · checks ran in {:.2} s",
-        if report.build_reused {
-            "unchanged since the last build".to_owned()
-        } else {
-            format!("compiled in {:.2} s", report.compile_ms as f64 / 1e3)
-        },
-        report.run_ms as f64 / 1e3
+    let compiled = if report.build_reused {
+        t(Key::UnchangedBuild).to_owned()
+    } else {
+        tf(
+            Key::CompiledIn,
+            &[&format!("{:.2}", report.compile_ms as f64 / 1e3)],
+        )
+    };
+    let ran = tf(
+        Key::ChecksRanIn,
+        &[&format!("{:.2}", report.run_ms as f64 / 1e3)],
     );
+    let timing = format!("{compiled} · {ran}");
     writeln!(out, "{}", summary(report, style)?)?;
     if let Some(place) = &report.start_here {
-        writeln!(out, "{} {place}", style.bold("Start here:"))?;
+        writeln!(out, "{} {place}", style.bold(t(Key::StartHere)))?;
     }
     writeln!(
         out,
         "{}",
-        style.dim(&format!("workbook: {} · {timing}", report.workspace))
+        style.dim(&format!(
+            "{} · {timing}",
+            tf(Key::WorkbookAt, &[&report.workspace])
+        ))
     )?;
     out.write_char('\n')?;
     // The id column fits the longest hidden check id, so the points always line up.
     let width = report
         .hidden()
-        .map(|r| r.id.chars().count())
+        .map(|r| words::columns(&r.id))
         .max()
         .unwrap_or(0)
         .max(MIN_ID_WIDTH);
-    writeln!(out, "  {:<3}{:<width$} {:>6}  rule", "", "check", "points")?;
+    writeln!(
+        out,
+        "     {} {}  {}",
+        words::pad(t(Key::ColumnCheck), width),
+        words::pad_left(t(Key::ColumnPoints), 6),
+        t(Key::ColumnRule)
+    )?;
     let mut budget = Budget::new(layout, report);
     let hidden: Vec<&CheckResult> = report.hidden().collect();
     let checks = budget.section(layout, LISTED_CHECKS, 0);
-    render_rows(out, &hidden, "checks", width, style, checks)?;
+    render_rows(out, &hidden, t(Key::Checks), width, style, checks)?;
     render_skip_reasons(out, report, style)?;
     let visible: Vec<&CheckResult> = report.visible().collect();
     if !visible.is_empty() {
-        writeln!(out, "\n     your visible tests")?;
+        writeln!(out, "\n     {}", t(Key::YourVisibleTests))?;
         // The learner's own tests: the first failure in full, whatever the checks showed.
         let tests = budget.section(layout, LISTED_VISIBLE_TESTS, 1);
-        render_rows(out, &visible, "visible tests", width, style, tests)?;
+        render_rows(out, &visible, t(Key::VisibleTests), width, style, tests)?;
     }
     Ok(())
 }
@@ -174,24 +185,29 @@ fn summary(report: &Report, style: Style) -> Result<String, fmt::Error> {
     let visible_passed = report.visible().filter(|r| r.outcome.passed()).count();
     let hidden = report.hidden().count();
     let mut summary = format!(
-        "Score {}/{} · {hidden_passed} of {hidden} {} passed",
-        report.score,
-        report.max_score,
-        plural_of(hidden, "checks"),
+        "{} · {}",
+        tf(Key::Score, &[&report.score, &report.max_score]),
+        tf(
+            Key::OfPassed,
+            &[&hidden_passed, &hidden, &plural_of(hidden, t(Key::Checks))]
+        ),
     );
     if report.skipped > 0 {
-        write!(
-            summary,
-            " · {} skipped (not run here, no points)",
-            report.skipped
-        )?;
+        summary.push_str(&tf(Key::SkippedCount, &[&report.skipped]));
     }
     let visible = report.visible().count();
     if visible > 0 {
         write!(
             summary,
-            " · {visible_passed} of {visible} {} passed",
-            plural_of(visible, "visible tests")
+            " · {}",
+            tf(
+                Key::OfPassed,
+                &[
+                    &visible_passed,
+                    &visible,
+                    &plural_of(visible, t(Key::VisibleTests))
+                ]
+            )
         )?;
     }
     Ok(if report.passed {
@@ -230,28 +246,32 @@ fn render_rows(
         }
     }
     if unlisted > 0 {
+        let key = if listed > 0 {
+            Key::UnlistedMoreFailed
+        } else {
+            Key::UnlistedFailed
+        };
         writeln!(
             out,
-            "  {}  {unlisted}{} {} failed; add --verbose to see every row in full",
+            "  {}  {}",
             style.red("…"),
-            if listed > 0 { " more" } else { "" },
-            plural_of(unlisted, what)
+            tf(key, &[&unlisted, &plural_of(unlisted, what)])
         )?;
     }
     let passed = rows.iter().filter(|r| r.outcome.passed()).count();
     if fold_passed && passed > 0 {
         writeln!(
             out,
-            "  {}  {passed} {} passed",
+            "  {}  {}",
             style.green("✓"),
-            plural_of(passed, what)
+            tf(Key::FoldedPassed, &[&passed, &plural_of(passed, what)])
         )?;
     }
     Ok(())
 }
 
 /// A plural noun (`checks`, `visible tests`, `errors`) for `count` of them: without its last
-/// `s` for one.
+/// `s` for one (a Japanese noun has no plural, and no such `s`).
 fn plural_of(count: usize, what: &str) -> &str {
     if count == 1 {
         what.strip_suffix('s').unwrap_or(what)
@@ -283,7 +303,10 @@ fn render_row(
         CheckKind::Check => result.title.as_str(),
         CheckKind::Visible => "",
     };
-    let row = format!("  {mark}  {:<width$} {points:>6}  {title}", result.id);
+    let row = format!(
+        "  {mark}  {} {points:>6}  {title}",
+        words::pad(&result.id, width)
+    );
     writeln!(out, "{}", row.trim_end())?;
     // A skip's reason is said once under the table, for all the checks it applies to.
     if !full || result.outcome.passed() || result.outcome.skipped() {
@@ -301,9 +324,9 @@ fn render_row(
         writeln!(
             out,
             "       {}",
-            style.yellow(&format!(
-                "→ book §{}{title} ({})",
-                section.number, section.link
+            style.yellow(&tf(
+                Key::BookSection,
+                &[&section.number, &title, &section.link]
             ))
         )?;
     }
@@ -322,20 +345,34 @@ fn render_skip_reasons(out: &mut impl Write, report: &Report, style: Style) -> f
         }
     }
     for (reason, count) in reasons {
-        let checks = if count == 1 { "check" } else { "checks" };
+        let checks = plural_of(count, t(Key::Checks));
         writeln!(
             out,
-            "\n  {} {count} {checks} skipped, no points: {reason}",
-            style.yellow("–")
+            "\n  {} {}",
+            style.yellow("–"),
+            tf(Key::SkipReason, &[&count, &checks, &reason])
         )?;
     }
     Ok(())
 }
 
+/// What was graded, in the learner's language: the grader names it in English ("your
+/// exercise", "the solution", "mutant NAME").
+fn graded_words(graded: &str) -> String {
+    match graded {
+        "your exercise" => t(Key::YourExercise).to_owned(),
+        "the solution" => t(Key::TheSolution).to_owned(),
+        _ => match graded.strip_prefix("mutant ") {
+            Some(name) => tf(Key::Mutant, &[&name]),
+            None => graded.to_owned(),
+        },
+    }
+}
+
 /// What went wrong, in the learner's terms.
 pub fn explain(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::Passed => "passed".to_owned(),
+        Outcome::Passed => t(Key::Passed).to_owned(),
         Outcome::Failed {
             message,
             location,
@@ -349,43 +386,33 @@ pub fn explain(outcome: &Outcome) -> String {
                     .filter(|_| *in_graded_code)
                     .map(|l| format!(" ({l})"))
                     .unwrap_or_default();
-                format!("still a todo!(): {what}{place}")
+                tf(Key::StillTodo, &[&what, &place])
             } else if let Some(place) = location.as_deref().filter(|l| in_tests_folder(l))
                 && *in_graded_code
             {
                 // A visible test's own assertion (or panic): the test's verdict, not a panic
                 // in the learner's code.
                 match assertion(message) {
-                    Some("") => format!("the test's assertion at {place} failed"),
-                    Some(rest) => format!("the test's assertion at {place} failed: {rest}"),
-                    None => format!("the test itself panicked at {place}: {message}"),
+                    Some("") => tf(Key::AssertionFailed, &[&place]),
+                    Some(rest) => tf(Key::AssertionFailedWith, &[&place, &rest]),
+                    None => tf(Key::TestPanicked, &[&place, &message]),
                 }
             } else if *in_graded_code {
-                let place = location.as_deref().unwrap_or("an unknown place");
-                format!("your code panicked at {place}: {message}")
+                let place = location.as_deref().unwrap_or(t(Key::UnknownPlace));
+                tf(Key::YourCodePanicked, &[&place, &message])
             } else {
                 message.to_owned()
             }
         }
-        Outcome::TimedOut { limit_ms } => format!(
-            "did not finish within {:.1} s of real time and was stopped: an endless loop, a retry \
-             that never gives up, a future that never completes, or a blocking \
-             std::thread::sleep are the usual causes (checks run on a paused tokio clock, where \
-             tokio sleeps cost no real time); so is work that grows with every call, such as \
-             rescanning a whole collection each time, when the page states a cost rule",
-            *limit_ms as f64 / 1e3
-        ),
-        Outcome::Crashed { reason } => format!("crashed: {reason}"),
-        Outcome::OutputFlood { limit_bytes } => format!(
-            "printed more than {} MiB of output (a check may print at most that much); remove the printing from the loop",
-            limit_bytes / (1024 * 1024)
-        ),
-        Outcome::Missing => {
-            "this check is missing from the check binary: the chapter's rubric and its check \
-             files disagree (an author's error, not yours)"
-                .to_owned()
+        Outcome::TimedOut { limit_ms } => {
+            tf(Key::TimedOut, &[&format!("{:.1}", *limit_ms as f64 / 1e3)])
         }
-        Outcome::Skipped { reason } => format!("skipped, no points: {reason}"),
+        Outcome::Crashed { reason } => tf(Key::Crashed, &[reason]),
+        Outcome::OutputFlood { limit_bytes } => {
+            tf(Key::OutputFlood, &[&(limit_bytes / (1024 * 1024))])
+        }
+        Outcome::Missing => t(Key::MissingCheck).to_owned(),
+        Outcome::Skipped { reason } => tf(Key::SkippedNoPoints, &[reason]),
     }
 }
 
@@ -407,7 +434,7 @@ fn assertion(message: &str) -> Option<&str> {
 
 fn render_compile_failure(
     out: &mut impl Write,
-    failure: &crate::harness::CompileFailure,
+    failure: &crate::report::model::CompileFailure,
     style: Style,
     layout: Layout,
 ) -> fmt::Result {
@@ -422,14 +449,7 @@ fn render_compile_failure(
     for (index, error) in failure.errors.iter().take(listed).enumerate() {
         if !error.in_graded_crate && !warned {
             warned = true;
-            writeln!(
-                out,
-                "{}",
-                style.yellow(
-                    "The hidden checks do not compile against your crate: its public API (names, \
-                     parameters, types) must stay as the exercise gives it."
-                )
-            )?;
+            writeln!(out, "{}", style.yellow(t(Key::ApiChanged)))?;
         }
         if index < full {
             writeln!(out, "{}", error.rendered.trim_end())?;
@@ -445,9 +465,13 @@ fn render_compile_failure(
     }
     let more = failure.errors.len().saturating_sub(listed);
     if more > 0 {
-        write!(out, "… and {more} more {}.", plural_of(more, "errors"))?;
+        write!(
+            out,
+            "{}",
+            tf(Key::MoreErrors, &[&more, &plural_of(more, t(Key::Errors))])
+        )?;
         if layout.brief() {
-            write!(out, " Add --verbose to see every error in full.")?;
+            write!(out, "{}", t(Key::AddVerboseErrors))?;
         }
         writeln!(out)?;
     } else if listed > full && failure.errors.len() > full {
@@ -467,8 +491,8 @@ pub fn render_json(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grading::{REPORT_SCHEMA, Timing};
-    use crate::harness::{CompileError, CompileFailure};
+    use crate::report::model::{CompileError, CompileFailure};
+    use crate::report::model::{REPORT_SCHEMA, Timing};
 
     fn row(id: &str, kind: CheckKind, outcome: Outcome) -> CheckResult {
         CheckResult {
@@ -478,7 +502,7 @@ mod tests {
             points: 1,
             earned: u32::from(outcome.passed()),
             outcome,
-            section: Some(crate::grading::Section {
+            section: Some(crate::report::model::Section {
                 number: "22.3".to_owned(),
                 title: Some("Retry only what waiting can fix".to_owned()),
                 link: "book/src/ch22-saga-retries.md#223-retry-only-what-waiting-can-fix"
@@ -594,6 +618,39 @@ mod tests {
     #[test]
     fn brief_compile_failure_snapshot() {
         insta::assert_snapshot!(plain(&broken(), Layout::Brief));
+    }
+
+    #[test]
+    fn a_japanese_report_keeps_its_columns_and_says_nothing_in_english() {
+        use crate::lang::{Lang, speaking};
+        let text = speaking(Lang::Ja, || plain(&report(), Layout::Brief));
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[1].starts_with("得点 2/22 · チェック 22 件中 2 件に合格"),
+            "{text}"
+        );
+        assert!(lines[2].starts_with("ここから始めましょう: "), "{text}");
+        // The points column ends at the same terminal column in the header and in each row.
+        let header = lines.iter().find(|l| l.contains("ルール")).unwrap();
+        let row = lines.iter().find(|l| l.contains("saga.check_00")).unwrap();
+        let end = |line: &str, what: &str| {
+            words::columns(&line[..line.find(what).unwrap()]) + words::columns(what)
+        };
+        assert_eq!(end(header, "点"), end(row, "0/1"), "{text}");
+        for english in [
+            "Score",
+            "Start here",
+            "passed",
+            "failed",
+            "visible tests",
+            "→ book",
+        ] {
+            assert!(!text.contains(english), "{english}: {text}");
+        }
+        assert!(
+            text.contains("まだ todo!() のままです: Saga::run(case 0)"),
+            "{text}"
+        );
     }
 
     #[test]

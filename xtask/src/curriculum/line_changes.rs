@@ -4,8 +4,8 @@
 //! and made on rustfmt's layout (spaces around binary operators); one that does not compile
 //! costs a build and nothing else.
 
-use crate::code_lines::char_literal_length;
-use crate::shown_answers::is_ident;
+use crate::curriculum::code_lines::char_literal_length;
+use crate::curriculum::shown_answers::is_ident;
 
 /// One changed line of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]

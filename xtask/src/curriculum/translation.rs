@@ -1,0 +1,303 @@
+//! A rubric's words in another language: `<lang>.toml` beside `chapter.toml` (today `ja.toml`)
+//! holds the hints, in the same order and number as the English ones, and each check's rule
+//! (`[titles]`, by check id). The grader shows them to a learner of that language; whatever a
+//! file lacks stays English. `verify` checks that a file that exists covers its rubric exactly.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+
+use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::lang::Lang;
+
+/// One `<lang>.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Translation {
+    /// The hints, one per English hint, in its order.
+    #[serde(default)]
+    pub hints: Vec<String>,
+    /// Each check's rule, by check id.
+    #[serde(default)]
+    pub titles: BTreeMap<String, String>,
+}
+
+/// The translation file of `lang` in a rubric folder; none for English.
+pub fn file_name(lang: Lang) -> Option<String> {
+    (lang != Lang::En).then(|| format!("{}.toml", lang.code()))
+}
+
+impl Translation {
+    /// Reads `<dir>/<lang>.toml`: `None` when there is none (or the language is English).
+    pub fn load(dir: &Path, lang: Lang) -> Result<Option<Self>> {
+        let Some(name) = file_name(lang) else {
+            return Ok(None);
+        };
+        let path = dir.join(name);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
+    }
+}
+
+/// The chapter's rubric (see [`Rubric::for_chapter`]) with its hints and rules in the learner's
+/// language, where `<lang>.toml` has them.
+pub fn learners_rubric(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    private: Option<&Path>,
+) -> Result<Rubric> {
+    let mut rubric = Rubric::for_chapter(workbook, chapter, private)?;
+    apply(&mut rubric, crate::lang::current());
+    Ok(rubric)
+}
+
+/// Puts `rubric`'s hints and rules into `lang` where its translation files have them: the hints
+/// only when the file has exactly one per English hint, each rule by its id. A file that is
+/// missing or does not parse leaves the English as it is (`verify` reports it).
+pub fn apply(rubric: &mut Rubric, lang: Lang) {
+    // A private rubric's own file first, then the public one it includes.
+    let dirs = [Some(rubric.dir.clone()), rubric.public_dir.clone()];
+    let mut hints_done = false;
+    for dir in dirs.iter().flatten() {
+        let Ok(Some(translation)) = Translation::load(dir, lang) else {
+            continue;
+        };
+        if !hints_done && translation.hints.len() == rubric.hints.len() {
+            rubric.hints = translation.hints;
+            hints_done = true;
+        }
+        for check in &mut rubric.checks {
+            if let Some(title) = translation.titles.get(&check.id)
+                && !title.trim().is_empty()
+            {
+                check.title = title.clone();
+            }
+        }
+    }
+}
+
+/// How far a chapter's translation covers its rubric.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Coverage {
+    /// There is no translation file: so many hints and rules show in English only.
+    Missing { hints: usize, titles: usize },
+    /// The file has exactly one hint per English hint and a rule for every check, no other.
+    Complete,
+    /// The file exists but does not match the rubric: each problem in words.
+    Inconsistent(Vec<String>),
+}
+
+/// How `rubric`'s translation into `lang` in `dir` covers it. `rubric` holds the English hints
+/// and every check id (for a learner-tests chapter, the checks derived from its mutants).
+pub fn coverage(dir: &Path, rubric: &Rubric, lang: Lang) -> Coverage {
+    let translation = match Translation::load(dir, lang) {
+        Ok(Some(translation)) => translation,
+        Ok(None) => {
+            return Coverage::Missing {
+                hints: rubric.hints.len(),
+                titles: rubric.checks.len(),
+            };
+        }
+        Err(error) => return Coverage::Inconsistent(vec![format!("{error:#}")]),
+    };
+    let mut problems = Vec::new();
+    if translation.hints.len() != rubric.hints.len() {
+        problems.push(format!(
+            "{} hints for {} English ones",
+            translation.hints.len(),
+            rubric.hints.len()
+        ));
+    }
+    if let Some(empty) = translation.hints.iter().position(|h| h.trim().is_empty()) {
+        problems.push(format!("hint {} is empty", empty + 1));
+    }
+    let ids: BTreeSet<&str> = rubric.checks.iter().map(|c| c.id.as_str()).collect();
+    // A learner-tests chapter's checks come from its mutants, whose descriptions are the rules:
+    // a title for them is welcome, not required.
+    let derived = rubric.learner_tests.is_some();
+    let untitled: Vec<&str> = ids
+        .iter()
+        .copied()
+        .filter(|_| !derived)
+        .filter(|id| {
+            translation
+                .titles
+                .get(*id)
+                .is_none_or(|title| title.trim().is_empty())
+        })
+        .collect();
+    if !untitled.is_empty() {
+        problems.push(format!("no rule for {}", untitled.join(", ")));
+    }
+    let unknown: Vec<&str> = translation
+        .titles
+        .keys()
+        .map(String::as_str)
+        .filter(|id| !ids.contains(id))
+        .collect();
+    if !unknown.is_empty() {
+        problems.push(format!("rules for unknown checks {}", unknown.join(", ")));
+    }
+    if problems.is_empty() {
+        Coverage::Complete
+    } else {
+        Coverage::Inconsistent(problems)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::curriculum::workbook::CheckSpec;
+
+    fn english(dir: &Path) -> Rubric {
+        let check = |id: &str| CheckSpec {
+            id: id.to_owned(),
+            points: 1,
+            title: format!("the rule of {id}"),
+            section: None,
+            timeout_ms: 2_000,
+            memory_mb: 1_024,
+        };
+        Rubric {
+            given: Vec::new(),
+            check_dependencies: Vec::new(),
+            hints: vec!["first".to_owned(), "second".to_owned()],
+            checks: vec![check("calls.one"), check("calls.two")],
+            include_public: false,
+            learner_tests: None,
+            dir: dir.to_path_buf(),
+            public_dir: None,
+        }
+    }
+
+    fn folder(name: &str, ja: Option<&str>) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("xtask-translation-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        if let Some(ja) = ja {
+            std::fs::write(dir.join("ja.toml"), ja).unwrap();
+        }
+        dir
+    }
+
+    const COMPLETE: &str = r#"
+hints = ["一つ目", "二つ目"]
+[titles]
+"calls.one" = "一つ目のルール"
+"calls.two" = "二つ目のルール"
+"#;
+
+    #[test]
+    fn a_complete_file_translates_every_hint_and_rule() {
+        let dir = folder("complete", Some(COMPLETE));
+        let mut rubric = english(&dir);
+        assert_eq!(coverage(&dir, &rubric, Lang::Ja), Coverage::Complete);
+        apply(&mut rubric, Lang::Ja);
+        assert_eq!(rubric.hints, ["一つ目", "二つ目"]);
+        assert_eq!(rubric.checks[1].title, "二つ目のルール");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn english_and_a_missing_file_change_nothing() {
+        let dir = folder("missing", None);
+        let mut rubric = english(&dir);
+        apply(&mut rubric, Lang::Ja);
+        assert_eq!(rubric.hints, ["first", "second"]);
+        assert_eq!(
+            coverage(&dir, &rubric, Lang::Ja),
+            Coverage::Missing {
+                hints: 2,
+                titles: 2
+            }
+        );
+        let dir_ja = folder("english", Some(COMPLETE));
+        let mut rubric = english(&dir_ja);
+        apply(&mut rubric, Lang::En);
+        assert_eq!(rubric.checks[0].title, "the rule of calls.one");
+        std::fs::remove_dir_all(dir).unwrap();
+        std::fs::remove_dir_all(dir_ja).unwrap();
+    }
+
+    #[test]
+    fn an_inconsistent_file_is_named_and_falls_back_where_it_must() {
+        let text = r#"
+hints = ["一つ目"]
+[titles]
+"calls.one" = "一つ目のルール"
+"calls.three" = "ない"
+"#;
+        let dir = folder("inconsistent", Some(text));
+        let mut rubric = english(&dir);
+        let Coverage::Inconsistent(problems) = coverage(&dir, &rubric, Lang::Ja) else {
+            panic!("an inconsistent file passed");
+        };
+        assert_eq!(
+            problems,
+            [
+                "1 hints for 2 English ones",
+                "no rule for calls.two",
+                "rules for unknown checks calls.three"
+            ]
+        );
+        apply(&mut rubric, Lang::Ja);
+        assert_eq!(
+            rubric.hints,
+            ["first", "second"],
+            "a short list is not used"
+        );
+        assert_eq!(rubric.checks[0].title, "一つ目のルール");
+        assert_eq!(rubric.checks[1].title, "the rule of calls.two");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_learner_tests_chapter_needs_its_hints_only() {
+        let dir = folder("suite", Some("hints = [\"一つ目\", \"二つ目\"]\n"));
+        let mut rubric = english(&dir);
+        rubric.learner_tests = Some(crate::curriculum::workbook::LearnerTests {
+            under_test: Vec::new(),
+            max_suite_ms: 1_000,
+            suite: "src/suite.rs".to_owned(),
+            rewrites: Vec::new(),
+        });
+        assert_eq!(coverage(&dir, &rubric, Lang::Ja), Coverage::Complete);
+        std::fs::write(
+            dir.join("ja.toml"),
+            "hints = [\"一つ目\", \"二つ目\"]\n[titles]\n\"kills.gone\" = \"ない\"\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            coverage(&dir, &rubric, Lang::Ja),
+            Coverage::Inconsistent(_)
+        ));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_that_does_not_parse_is_inconsistent() {
+        let dir = folder("broken", Some("hints = [\n"));
+        let rubric = english(&dir);
+        assert!(matches!(
+            coverage(&dir, &rubric, Lang::Ja),
+            Coverage::Inconsistent(_)
+        ));
+        let dir2 = folder("unknown-key", Some("hint = []\n"));
+        assert!(matches!(
+            coverage(&dir2, &rubric, Lang::Ja),
+            Coverage::Inconsistent(_)
+        ));
+        std::fs::remove_dir_all(dir).unwrap();
+        std::fs::remove_dir_all(dir2).unwrap();
+    }
+}
