@@ -33,17 +33,18 @@ pub struct BookArgs {
     /// After building, test the book in headless Chromium (pages, figures, links, search, print).
     #[arg(long, conflicts_with = "serve")]
     pub test: bool,
-    /// Build only this edition: `en`, or a translation book.toml lists (`ja`, into
-    /// book/build/ja/). Without it, every edition is built.
-    #[arg(long, value_name = "LANG")]
-    pub lang: Option<String>,
+    /// `cargo xtask --lang ja book` or `cargo xtask book --lang ja` (the grader's language flag)
+    /// builds only that edition (`ja` into book/build/ja/, `en` into book/build/); without it, every
+    /// edition is built. Only the flag counts here, not $WORKBOOK_LANG or the locale.
+    #[arg(from_global)]
+    pub lang: Option<crate::lang::Lang>,
     /// (translators) Extract book/po/messages.pot from the English pages and merge it into every
     /// book/po/<lang>.po (needs GNU gettext's msgmerge).
     #[arg(long, conflicts_with_all = ["serve", "test", "open"])]
     pub update_po: bool,
     /// (translators) Pair translated Markdown pages in DIR (same paths as under book/src) with the
     /// English ones, message by message, into book/po/<lang>.po; needs --lang.
-    #[arg(long, value_name = "DIR", requires = "lang", conflicts_with_all = ["serve", "test", "open"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["serve", "test", "open"])]
     pub import: Option<PathBuf>,
     /// (translators) Print each translation's counts (translated, untranslated, fuzzy, pages
     /// done) and check the pages' rules in it, as `cargo xtask ci` does.
@@ -60,7 +61,7 @@ pub fn run(args: BookArgs) -> Result<ExitCode> {
         .into_iter()
         .map(|language| language.code)
         .collect();
-    match args.lang.as_deref() {
+    match args.lang.map(crate::lang::Lang::code) {
         None | Some("en") => {}
         Some(lang) if translations.iter().any(|code| code == lang) => {
             return one_translation(&workbook, &args, lang);
@@ -134,7 +135,16 @@ fn translators_command(workbook: &Workbook, args: &BookArgs) -> Result<Option<Ex
         return Ok(None);
     }
     let mdbook = ensure_mdbook(workbook)?;
-    if let (Some(dir), Some(lang)) = (&args.import, &args.lang) {
+    if let Some(dir) = &args.import {
+        let Some(lang) = args
+            .lang
+            .map(crate::lang::Lang::code)
+            .filter(|code| *code != "en")
+        else {
+            bail!(
+                "--import needs the language of the pages: `cargo xtask book --lang ja --import DIR`"
+            );
+        };
         let all = book_i18n::import(workbook, &mdbook, lang, dir)?;
         return Ok(Some(exit_code(all)));
     }
