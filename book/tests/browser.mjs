@@ -10,7 +10,13 @@ import path from "node:path";
 import { Tally, launch } from "./chromium.mjs";
 
 const root = path.resolve(process.argv[2] ?? "../build");
-const searchTerms = ["jitter", "Retry-After"];
+// Each edition's search: a term, the page it starts from, and a page a result must lead to.
+const searchTerms = [
+  ["jitter", "index.html", null],
+  ["Retry-After", "index.html", null],
+  ["指数バックオフ", "ja/index.html", /ch07-exponential-backoff/],
+  ["ジッター", "ja/index.html", /ch08-full-jitter/],
+];
 
 const contentTypes = {
   ".html": "text/html; charset=utf-8",
@@ -73,7 +79,7 @@ const base = `http://127.0.0.1:${server.address().port}/`;
 const browser = await launch();
 
 try {
-  const pages = htmlPages(root).filter((page) => page !== "toc.html");
+  const pages = htmlPages(root).filter((page) => path.basename(page) !== "toc.html");
   for (const name of pages) {
     const page = await browser.newPage();
     const errors = [];
@@ -116,18 +122,42 @@ try {
     await page.close();
   }
 
-  for (const term of searchTerms) {
+  for (const [term, start, leadsTo] of searchTerms) {
+    if (!fs.existsSync(path.join(root, start))) continue;
     const page = await browser.newPage();
-    await page.goto(base + "index.html", { waitUntil: "load" });
+    await page.goto(base + start, { waitUntil: "load" });
     await page.click("#mdbook-search-toggle");
     // The search listens for key presses, so type the term as a reader would.
     await page.focus("#mdbook-searchbar");
     await page.keyboard.type(term, { delay: 20 });
+    // Characters off a US keyboard arrive as text without key events (as from an input method);
+    // a reader's input method ends with a key press, which starts the search.
+    await page.keyboard.press("End");
     const found = await page
       .waitForFunction(() => document.querySelectorAll("#mdbook-searchresults li").length > 0, null, { timeout: 5000 })
       .then(() => page.$$eval("#mdbook-searchresults li", (items) => items.length))
       .catch(() => 0);
-    expect(found > 0, `search finds "${term}" (${found} results)`);
+    expect(found > 0, `${start}: search finds "${term}" (${found} results)`);
+    if (leadsTo) {
+      const targets = await page.$$eval("#mdbook-searchresults li a", (all) => all.map((a) => a.getAttribute("href")));
+      expect(targets.some((href) => leadsTo.test(href)), `${start}: a result for "${term}" leads to ${leadsTo} (${targets.slice(0, 5).join(", ")})`);
+    }
+    await page.close();
+  }
+
+  // The language switch leads to the same page in the other edition, and back.
+  if (fs.existsSync(path.join(root, "ja/ch08-full-jitter.html"))) {
+    const page = await browser.newPage();
+    await page.goto(base + "ch08-full-jitter.html#83-the-formula", { waitUntil: "load" });
+    const toJapanese = await page.$eval("#language-switch", (a) => a.href).catch(() => "");
+    expect(toJapanese === base + "ja/ch08-full-jitter.html#83-the-formula", `the language switch leads to the Japanese page (${toJapanese})`);
+    await page.goto(toJapanese, { waitUntil: "load" });
+    expect(await page.$("[id=\"83-the-formula\"]") !== null, "the Japanese page has the English section's anchor");
+    const notice = await page.$(".translation-notice");
+    const complete = /^complete = true/m.test(fs.readFileSync(path.join(root, "../book.toml"), "utf8"));
+    expect(complete || notice !== null, "a Japanese page in progress says so");
+    const toEnglish = await page.$eval("#language-switch", (a) => a.href).catch(() => "");
+    expect(toEnglish === base + "ch08-full-jitter.html#83-the-formula", `the language switch leads back to English (${toEnglish})`);
     await page.close();
   }
 

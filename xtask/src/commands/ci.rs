@@ -81,6 +81,15 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
         Ok(vec![("verify", verified)])
     })?;
 
+    println!("== translations of the book (book/po/*.po)");
+    stages.run("translations", || {
+        let results = crate::commands::book_i18n::coverage_report(&workbook)?;
+        Ok(vec![(
+            "translations marked complete are complete",
+            results.iter().all(|(_, ok)| *ok),
+        )])
+    })?;
+
     println!(
         "== other platforms: clippy on {} for the workspace and every harness, the sandbox under Wine",
         crate::cross::TARGETS.join(", ")

@@ -11,6 +11,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::Value;
 
+use crate::commands::book_i18n::{
+    Edition, chapter_titles, match_key, mentions, mentions_term, visit_chapters,
+};
 use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
 use crate::grade::grader::anchor;
 
@@ -33,55 +36,61 @@ pub fn run(args: PreprocessArgs) -> Result<ExitCode> {
     std::io::stdin()
         .read_to_string(&mut input)
         .context("reading mdBook's input")?;
-    let [_context, mut book]: [Value; 2] =
+    let [context, mut book]: [Value; 2] =
         serde_json::from_str(&input).context("parsing mdBook's input")?;
     let workbook = Workbook::load()?;
-    let glossary = glossary_terms(&workbook);
+    let edition = Edition::of(&context, &workbook);
+    let glossary = match &edition {
+        Some(edition) => edition.glossary(&mut book),
+        None => glossary_terms(&workbook),
+    };
+    let titles = edition.as_ref().map(|_| chapter_titles(&mut book));
     let mut references = BTreeMap::new();
     visit_chapters(&mut book, &mut |path, content| {
+        let english_headings = edition.as_ref().map(|e| e.english_headings(path));
         if let Some(chapter) = workbook
             .chapters()
             .find(|c| path == format!("{}.md", c.stem()))
         {
-            collect_references(chapter, content, &mut references);
-            let footer = footer(&workbook, chapter, content, &glossary);
+            collect_references(
+                chapter,
+                content,
+                english_headings.as_ref().and_then(Option::as_deref),
+                &mut references,
+            );
+            let footer = match &edition {
+                Some(edition) => translated_footer(
+                    edition,
+                    &workbook,
+                    chapter,
+                    content,
+                    &glossary,
+                    titles.as_ref().unwrap_or(&BTreeMap::new()),
+                ),
+                None => footer(&workbook, chapter, content, &glossary),
+            };
             content.push_str(&footer);
         }
+        if let Some(edition) = &edition {
+            edition.finish_page(
+                content,
+                english_headings.as_ref().and_then(Option::as_deref),
+            );
+        }
     });
+    let cited = edition.as_ref().map_or("cited in", |e| e.text.cited_in);
     visit_chapters(&mut book, &mut |_, content| {
         if content.contains(REFERENCES_PLACEHOLDER) {
-            *content = content.replace(REFERENCES_PLACEHOLDER, &references_list(&references));
+            *content =
+                content.replace(REFERENCES_PLACEHOLDER, &references_list(&references, cited));
         }
     });
     println!("{book}");
     Ok(ExitCode::SUCCESS)
 }
 
-/// Calls `f(path, content)` for every chapter of mdBook's book JSON, sub-chapters included.
-fn visit_chapters(value: &mut Value, f: &mut dyn FnMut(&str, &mut String)) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::Object(chapter)) = map.get_mut("Chapter") {
-                let path = chapter
-                    .get("path")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned();
-                if let Some(Value::String(content)) = chapter.get_mut("content") {
-                    f(&path, content);
-                }
-            }
-            for child in map.values_mut() {
-                visit_chapters(child, f);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|item| visit_chapters(item, f)),
-        _ => {}
-    }
-}
-
 /// The glossary's terms (its `### Term` headings) with their anchors.
-fn glossary_terms(workbook: &Workbook) -> Vec<(String, String)> {
+pub(crate) fn glossary_terms(workbook: &Workbook) -> Vec<(String, String)> {
     let text =
         std::fs::read_to_string(workbook.root.join("book/src/glossary.md")).unwrap_or_default();
     text.lines()
@@ -90,15 +99,46 @@ fn glossary_terms(workbook: &Workbook) -> Vec<(String, String)> {
         .collect()
 }
 
-/// True when `term` appears in `text` as a whole word or phrase, ignoring case.
-fn mentions(text: &str, term: &str) -> bool {
-    let text = text.to_lowercase();
-    let term = term.to_lowercase();
-    text.match_indices(&term).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + term.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
+/// The chapter ending in a translated edition's words, chapter titles from its summary.
+fn translated_footer(
+    edition: &Edition,
+    workbook: &Workbook,
+    chapter: &Chapter,
+    content: &str,
+    glossary: &[(String, String)],
+    titles: &BTreeMap<String, String>,
+) -> String {
+    let text = edition.text;
+    let (previous, next) = neighbours(
+        workbook,
+        chapter,
+        text.previous,
+        text.next,
+        text.unwritten,
+        |other| {
+            titles
+                .get(&format!("{}.md", other.stem()))
+                .cloned()
+                .unwrap_or_else(|| other.title.clone())
+        },
+    );
+    let mut out = format!(
+        "\n\n---\n\n{}\n",
+        text.your_turn
+            .replace("{stem}", &chapter.stem())
+            .replace("{start}", &learner_file(workbook, chapter))
+            .replace("{id}", &chapter.id)
+    );
+    let terms: Vec<String> = glossary
+        .iter()
+        .filter(|(term, _)| mentions_term(content, term))
+        .map(|(term, anchor)| format!("[{}](glossary.md#{anchor})", match_key(term)))
+        .collect();
+    if !terms.is_empty() {
+        out.push_str(&format!("\n**{}:** {}\n", text.glossary, terms.join(" · ")));
+    }
+    push_navigation(&mut out, previous, next);
+    out
 }
 
 /// The common ending of a chapter page.
@@ -108,26 +148,14 @@ fn footer(
     content: &str,
     glossary: &[(String, String)],
 ) -> String {
-    let chapters: Vec<&Chapter> = workbook.chapters().collect();
-    let index = chapters
-        .iter()
-        .position(|c| c.id == chapter.id)
-        .unwrap_or(0);
-    let link = |other: Option<&&Chapter>, label: &str| match other {
-        Some(other) if other.ready => format!(
-            "{label}: [{} — {}]({}.md)",
-            other.id,
-            other.title,
-            other.stem()
-        ),
-        Some(other) => format!("{label}: {} — {} (not written yet)", other.id, other.title),
-        None => String::new(),
-    };
-    let previous = link(
-        index.checked_sub(1).and_then(|i| chapters.get(i)),
+    let (previous, next) = neighbours(
+        workbook,
+        chapter,
         "Previous",
+        "Next",
+        "not written yet",
+        |c| c.title.clone(),
     );
-    let next = link(chapters.get(index + 1), "Next");
     let terms: Vec<String> = glossary
         .iter()
         .filter(|(term, _)| mentions(content, term))
@@ -139,12 +167,23 @@ fn footer(
          and ask for a hint with `cargo xtask hint {id}`.\n",
         stem = chapter.stem(),
         id = chapter.id,
-        start = Rubric::for_chapter(workbook, chapter, None)
-            .map_or_else(|_| "src/lib.rs".to_owned(), |r| r.learner_file().to_owned()),
+        start = learner_file(workbook, chapter),
     );
     if !terms.is_empty() {
         text.push_str(&format!("\n**Glossary:** {}.\n", terms.join(" · ")));
     }
+    push_navigation(&mut text, previous, next);
+    text
+}
+
+/// The file a learner starts a chapter's exercise with.
+pub(crate) fn learner_file(workbook: &Workbook, chapter: &Chapter) -> String {
+    Rubric::for_chapter(workbook, chapter, None)
+        .map_or_else(|_| "src/lib.rs".to_owned(), |r| r.learner_file().to_owned())
+}
+
+/// Appends the previous and next chapter links, if any, on one line.
+pub(crate) fn push_navigation(text: &mut String, previous: String, next: String) {
     let navigation: Vec<String> = [previous, next]
         .into_iter()
         .filter(|s| !s.is_empty())
@@ -152,20 +191,67 @@ fn footer(
     if !navigation.is_empty() {
         text.push_str(&format!("\n{}\n", navigation.join(" · ")));
     }
-    text
+}
+
+/// Links to the previous and the next chapter (empty where there is none), titled by `title`.
+pub(crate) fn neighbours(
+    workbook: &Workbook,
+    chapter: &Chapter,
+    previous_label: &str,
+    next_label: &str,
+    unwritten: &str,
+    title: impl Fn(&Chapter) -> String,
+) -> (String, String) {
+    let chapters: Vec<&Chapter> = workbook.chapters().collect();
+    let index = chapters
+        .iter()
+        .position(|c| c.id == chapter.id)
+        .unwrap_or(0);
+    let link = |other: Option<&&Chapter>, label: &str| match other {
+        Some(other) if other.ready => format!(
+            "{label}: [{} — {}]({}.md)",
+            other.id,
+            title(other),
+            other.stem()
+        ),
+        Some(other) => format!("{label}: {} — {} ({unwritten})", other.id, title(other)),
+        None => String::new(),
+    };
+    (
+        link(
+            index.checked_sub(1).and_then(|i| chapters.get(i)),
+            previous_label,
+        ),
+        link(chapters.get(index + 1), next_label),
+    )
 }
 
 /// Gathers the list items of a chapter's references section (its `## N.x References` heading).
+/// In a translated page, `english_headings` are the English page's headings, one for each of
+/// the page's headings in order: the references section is the one whose English heading says so.
 fn collect_references(
     chapter: &Chapter,
     content: &str,
+    english_headings: Option<&[String]>,
     references: &mut BTreeMap<String, (String, Vec<String>)>,
 ) {
     let mut items: Vec<String> = Vec::new();
     let mut inside = false;
+    let mut heading = 0;
+    let mut fenced = false;
     for line in content.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        let is_heading = !fenced && line.starts_with('#');
+        if is_heading {
+            heading += 1;
+        }
         if line.starts_with("## ") {
-            inside = line.to_lowercase().contains("references");
+            let english = english_headings
+                .and_then(|headings| headings.get(heading - 1))
+                .map_or(line, String::as_str);
+            inside = english.to_lowercase().contains("references");
             continue;
         }
         if line.starts_with("# ") {
@@ -212,12 +298,18 @@ fn list_item(line: &str) -> Option<&str> {
         .flatten()
 }
 
-fn references_list(references: &BTreeMap<String, (String, Vec<String>)>) -> String {
+fn references_list(references: &BTreeMap<String, (String, Vec<String>)>, cited: &str) -> String {
     let mut items: Vec<&(String, Vec<String>)> = references.values().collect();
     items.sort_by_key(|(text, _)| text.to_lowercase());
     items
         .iter()
-        .map(|(text, chapters)| format!("- {text} *(cited in {})*\n", chapters.join(", ")))
+        .map(|(text, chapters)| {
+            if cited.contains("{}") {
+                format!("- {text} *{}*\n", cited.replace("{}", &chapters.join(", ")))
+            } else {
+                format!("- {text} *({cited} {})*\n", chapters.join(", "))
+            }
+        })
         .collect()
 }
 

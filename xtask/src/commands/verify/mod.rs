@@ -163,8 +163,8 @@ fn verify_workbook(workbook: &Workbook, _lane: usize, findings: &mut Findings) -
         "every figure of the book is up to date (`cargo xtask figures` regenerates them)",
     );
     findings.require(
-        crate::tools::builds(workbook)?,
-        "the book builds (mdbook build book)",
+        crate::commands::book::builds_every_edition(workbook)?,
+        "the book builds, every edition (mdbook build book; the translations into book/build/<lang>/)",
     );
     Ok(())
 }
