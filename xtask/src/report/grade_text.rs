@@ -178,11 +178,7 @@ fn unpassed_check(out: &mut String, result: &CheckResult, style: Style) -> fmt::
         writeln!(out, "      {line}")?;
     }
     if let Some(section) = &result.section {
-        let title = section
-            .title
-            .as_deref()
-            .map(|t| format!(" {t}"))
-            .unwrap_or_default();
+        let title = section.spaced_title();
         writeln!(
             out,
             "      {}",

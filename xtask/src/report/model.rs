@@ -103,6 +103,17 @@ pub struct Section {
     pub link: String,
 }
 
+impl Section {
+    /// The section's title after a space (" The formula"), or nothing when it has none: what
+    /// follows "§8.3" in a report.
+    pub fn spaced_title(&self) -> String {
+        self.title
+            .as_deref()
+            .map(|title| format!(" {title}"))
+            .unwrap_or_default()
+    }
+}
+
 impl Report {
     pub fn hidden(&self) -> impl Iterator<Item = &CheckResult> {
         self.results.iter().filter(|r| r.kind == CheckKind::Check)

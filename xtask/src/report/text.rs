@@ -316,11 +316,7 @@ fn render_row(
         writeln!(out, "       {line}")?;
     }
     if let Some(section) = &result.section {
-        let title = section
-            .title
-            .as_deref()
-            .map(|t| format!(" {t}"))
-            .unwrap_or_default();
+        let title = section.spaced_title();
         writeln!(
             out,
             "       {}",
