@@ -52,6 +52,19 @@ fn names_no_copy(output: &Output) -> String {
     text
 }
 
+/// The JSON report of the crate at `dir`, after asserting that it names no file of the copy,
+/// that it names `dir` as the crate graded, and that it starts in `dir`'s `src/lib.rs`.
+fn json_report(dir: &Path) -> Value {
+    let json = names_no_copy(&check(dir, &["--format", "json"]));
+    let report: Value =
+        serde_json::from_str(&json).unwrap_or_else(|error| panic!("{error}: {json}"));
+    assert_eq!(report["graded_path"], dir.display().to_string(), "{json}");
+    let lib = dir.join("src").join("lib.rs");
+    let start = report["start_here"].as_str().unwrap_or_default();
+    assert!(start.starts_with(&format!("{}:", lib.display())), "{json}");
+    report
+}
+
 /// One test, not two: both gradings write the same copy, `outside/ch01`.
 #[test]
 fn a_crate_copied_out_is_named_by_its_own_folder_in_every_message() {
@@ -73,28 +86,14 @@ fn a_crate_copied_out_is_named_by_its_own_folder_in_every_message() {
         "{text}"
     );
 
-    let output = check(&broken, &["--format", "json"]);
-    let json = names_no_copy(&output);
-    let report: Value =
-        serde_json::from_str(&json).unwrap_or_else(|error| panic!("{error}: {json}"));
-    assert_eq!(report["graded_path"], broken.display().to_string());
+    let report = json_report(&broken);
     let first = &report["compile_failure"]["errors"][0];
-    assert_eq!(first["file"], given_lib.as_str(), "{json}");
-    assert!(
-        report["start_here"]
-            .as_str()
-            .unwrap()
-            .starts_with(&format!("{given_lib}:")),
-        "{json}"
-    );
+    assert_eq!(first["file"], given_lib.as_str(), "{report:#}");
 
     // The untouched exercise: each check's evidence and where to start.
     let untouched = exercise_copied_out("untouched");
     let given_lib = untouched.join("src").join("lib.rs").display().to_string();
-    let output = check(&untouched, &["--format", "json"]);
-    let json = names_no_copy(&output);
-    let report: Value =
-        serde_json::from_str(&json).unwrap_or_else(|error| panic!("{error}: {json}"));
+    let report = json_report(&untouched);
     // Where the learner's code panicked (a `todo!()` left), as each check reports it.
     let in_graded_code: Vec<&str> = report["results"]
         .as_array()
@@ -103,20 +102,13 @@ fn a_crate_copied_out_is_named_by_its_own_folder_in_every_message() {
         .filter(|result| result["in_graded_code"] == true)
         .filter_map(|result| result["location"].as_str())
         .collect();
-    assert!(!in_graded_code.is_empty(), "{json}");
+    assert!(!in_graded_code.is_empty(), "{report:#}");
     for place in in_graded_code {
         assert!(
             place.starts_with(&format!("{given_lib}:")),
-            "{place}: {json}"
+            "{place}: {report:#}"
         );
     }
-    assert!(
-        report["start_here"]
-            .as_str()
-            .unwrap()
-            .starts_with(&format!("{given_lib}:")),
-        "{json}"
-    );
     let text = names_no_copy(&check(&untouched, &[]));
     assert!(text.contains(&given_lib), "{text}");
 
