@@ -69,20 +69,17 @@ pub fn gradable_copy(workbook: &Workbook, chapter: &Chapter, dir: &Path) -> Resu
     if enclosed || !text.contains("workspace") {
         return Ok(dir.to_path_buf());
     }
-    let outside = workbook.work_dir().join("outside").join(&chapter.id);
-    // The crate as it is, inside the workbook, so that its inherited settings resolve there.
-    let staged = outside.join("as-given");
-    if staged.exists() {
-        std::fs::remove_dir_all(&staged)
-            .with_context(|| format!("clearing {}", staged.display()))?;
-    }
-    for (relative, file) in crate_files(dir)? {
-        write_if_changed(&staged.join(relative), &file)?;
-    }
-    write_if_changed(&staged.join("Cargo.toml"), &text)?;
-    let copy = outside.join("crate");
-    write_crate_copy(
-        &staged,
+    let copy = workbook.work_dir().join("outside").join(&chapter.id);
+    // Its manifest is read as if it sat in its exercise's folder: each `workspace = true` is the
+    // workbook's, and a relative path means what it means there.
+    let manifest = CrateManifest {
+        dir: workbook.exercise_dir(chapter),
+        ..CrateManifest::read(dir)?
+    };
+    write_copy(
+        dir,
+        &manifest,
+        &workbook.root,
         &copy,
         &CrateCopy {
             package: &format!("{}_outside", chapter.crate_name()),
@@ -111,6 +108,20 @@ pub struct CrateCopy<'a> {
 /// Writes a stand-alone copy of the crate at `source` into `target`, as `copy` describes.
 /// Files are rewritten only when they change, so an unchanged copy costs no rebuild.
 pub fn write_crate_copy(source: &Path, target: &Path, copy: &CrateCopy) -> Result<()> {
+    let root = crate::build::manifest_toml::enclosing_workspace(source)?;
+    write_copy(source, &CrateManifest::read(source)?, &root, target, copy)
+}
+
+/// Writes into `target` the files of the crate at `source`, as `copy` describes, and then its
+/// `manifest` made stand-alone with the settings of the workspace at `root`. A file no longer in
+/// the source is removed from the copy.
+fn write_copy(
+    source: &Path,
+    manifest: &CrateManifest,
+    root: &Path,
+    target: &Path,
+    copy: &CrateCopy,
+) -> Result<()> {
     let mut files = crate_files(source)?;
     for (relative, text) in copy.replaced {
         match files.iter_mut().find(|(file, _)| file == relative) {
@@ -124,34 +135,55 @@ pub fn write_crate_copy(source: &Path, target: &Path, copy: &CrateCopy) -> Resul
     for (relative, text) in &files {
         write_if_changed(&target.join(relative), text)?;
     }
+    // A file the source no longer has (a visible test deleted, say) must not be graded.
+    for (relative, path) in crate_paths(target)? {
+        if !files.iter().any(|(file, _)| *file == relative) {
+            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+        }
+    }
     write_if_changed(
         &target.join("Cargo.toml"),
-        &standalone_manifest(source, copy)?,
+        &standalone_manifest(source, manifest, root, copy)?,
     )?;
     Ok(())
 }
 
 /// The solution's source files (src/, tests/, examples/), as (relative path, text).
 pub fn crate_files(dir: &Path) -> Result<Vec<(String, String)>> {
-    let mut files = Vec::new();
-    for folder in ["src", "tests", "examples"] {
-        for path in crate::util::files_under(&dir.join(folder), &[])? {
-            // Written with `/` whatever the platform, as mutant edits name their files.
-            let relative = crate::util::slash_path(path.strip_prefix(dir).expect("below dir"));
+    crate_paths(dir)?
+        .into_iter()
+        .map(|(relative, path)| {
             // Unix line endings whatever the checkout, as mutant `find` strings are written.
             let text = read_text_lf(&path)
                 .ok()
                 .and_then(|bytes| String::from_utf8(bytes).ok())
                 .with_context(|| format!("reading {} as text", path.display()))?;
-            files.push((relative, text));
-        }
-    }
-    Ok(files)
+            Ok((relative, text))
+        })
+        .collect()
 }
 
-/// The source's manifest made stand-alone, under another package name.
-fn standalone_manifest(source: &Path, copy: &CrateCopy) -> Result<String> {
-    let manifest = CrateManifest::read(source)?;
+/// The source files of the crate at `dir` (src/, tests/, examples/), as (relative path, path).
+fn crate_paths(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let mut paths = Vec::new();
+    for folder in ["src", "tests", "examples"] {
+        for path in crate::util::files_under(&dir.join(folder), &[])? {
+            // Written with `/` whatever the platform, as mutant edits name their files.
+            let relative = crate::util::slash_path(path.strip_prefix(dir).expect("below dir"));
+            paths.push((relative, path));
+        }
+    }
+    Ok(paths)
+}
+
+/// The manifest of the crate at `source` made stand-alone, under another package name, with the
+/// profiles of the workspace at `root`.
+fn standalone_manifest(
+    source: &Path,
+    manifest: &CrateManifest,
+    root: &Path,
+    copy: &CrateCopy,
+) -> Result<String> {
     let (package, library) = (copy.package, copy.library);
     let mut table = Table::new();
     table.insert(
@@ -184,7 +216,9 @@ fn standalone_manifest(source: &Path, copy: &CrateCopy) -> Result<String> {
     // Its own workspace, built like the real one, so it shares the compiled dependencies.
     if !copy.workspace_member {
         table.insert("workspace".to_owned(), Value::Table(Table::new()));
-        if let Some(profiles) = source_profiles(source, &[package])? {
+        if let Some(profiles) =
+            crate::build::manifest_toml::workspace_profiles_for(root, &[package])?
+        {
             table.insert("profile".to_owned(), profiles);
         }
     }

@@ -131,20 +131,83 @@ impl<'a> Grader<'a> {
             Some(spec) => crate::grade::suites::grade(&request, spec)?,
             None => grade_checks(&request)?,
         };
-        // A crate graded as a copy (see `crate_copy::gradable_copy`) is named by its own folder:
-        // an edit made in the copy would be lost on the next run.
+        // A crate graded as a copy (see `crate_copy::gradable_copy`) is named by its own folder
+        // wherever the report names a file: an edit made in the copy would be lost on the next run.
         if let Target::Path(dir) = target
             && graded.dir != canonical(dir).unwrap_or_else(|_| dir.clone())
         {
-            let copy = display_path(self.workbook, &graded.dir);
-            let original = dir.display().to_string();
-            report.graded_path.clone_from(&original);
-            if let Some(place) = &mut report.start_here {
-                *place = place.replacen(&copy, &original, 1);
-            }
+            CopyOf::new(self.workbook, &graded.dir, dir).rename(&mut report);
         }
         Ok(report)
     }
+}
+
+/// A crate graded as a copy, and the folder the learner gave: a path into the copy is a path
+/// into that folder, as a path into a merged harness's copy of `src/` is one into the crate
+/// (see [`Graded::copy`]).
+struct CopyOf {
+    /// The copy's folder in the forms a report writes it (absolute, then relative to the
+    /// workbook), each with a separator after it.
+    copy: Vec<String>,
+    /// The folder the learner gave, as given.
+    given: String,
+}
+
+impl CopyOf {
+    fn new(workbook: &Workbook, copy: &Path, given: &Path) -> Self {
+        let separator = std::path::MAIN_SEPARATOR;
+        Self {
+            copy: vec![
+                format!("{}{separator}", copy.display()),
+                format!("{}{separator}", display_path(workbook, copy)),
+            ],
+            given: given.display().to_string(),
+        }
+    }
+
+    /// `report` with every path into the copy made a path into the given folder.
+    fn rename(&self, report: &mut Report) {
+        let separator = std::path::MAIN_SEPARATOR;
+        let given = format!("{}{separator}", self.given.trim_end_matches(['/', '\\']));
+        report.graded_path.clone_from(&self.given);
+        for text in texts_naming_files(report) {
+            for copy in &self.copy {
+                if text.contains(copy.as_str()) {
+                    *text = text.replace(copy.as_str(), &given);
+                }
+            }
+        }
+    }
+}
+
+/// Every text of `report` that may name a file of the graded crate: where to start, the
+/// compiler's messages, and what each check and visible test reported.
+fn texts_naming_files(report: &mut Report) -> Vec<&mut String> {
+    let mut texts: Vec<&mut String> = report.start_here.iter_mut().collect();
+    if let Some(failure) = &mut report.compile_failure {
+        texts.push(&mut failure.cargo_output);
+        for error in &mut failure.errors {
+            texts.extend(error.file.as_mut());
+            texts.push(&mut error.message);
+            texts.push(&mut error.rendered);
+        }
+    }
+    for result in &mut report.results {
+        match &mut result.outcome {
+            Outcome::Failed {
+                message, location, ..
+            } => {
+                texts.push(message);
+                texts.extend(location.as_mut());
+            }
+            Outcome::Crashed { reason } | Outcome::Skipped { reason } => texts.push(reason),
+            Outcome::Passed
+            | Outcome::TimedOut { .. }
+            | Outcome::OutputFlood { .. }
+            | Outcome::Missing => {}
+        }
+    }
+    texts
 }
 
 /// Grades a chapter's hidden checks (and the visible tests) on the graded crate.

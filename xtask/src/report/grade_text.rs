@@ -7,8 +7,8 @@ use std::fmt::{self, Write};
 
 use crate::report::chapter_status::ChapterStatus;
 use crate::report::model::ChapterGrade;
-use crate::report::model::Outcome;
 use crate::report::model::{CheckResult, Report};
+use crate::report::text::{Reader, explain_to};
 use crate::term::Style;
 
 /// The grade of the copy at `copy`: a summary table, then the details of each chapter begun.
@@ -174,7 +174,7 @@ fn unpassed_check(out: &mut String, result: &CheckResult, style: Style) -> fmt::
         "  {mark} {}  {}/{}  {}",
         result.id, result.earned, result.points, result.title
     )?;
-    for line in explain(&result.outcome).lines() {
+    for line in explain_to(&result.outcome, Reader::Instructor).lines() {
         writeln!(out, "      {line}")?;
     }
     if let Some(section) = &result.section {
@@ -214,41 +214,6 @@ fn visible_tests(out: &mut String, report: &Report) -> fmt::Result {
         writeln!(out, "; failing: {}.", failing.join(", "))?;
     }
     Ok(())
-}
-
-/// Why a check did not pass, told about the student's code.
-fn explain(outcome: &Outcome) -> String {
-    match outcome {
-        Outcome::Passed => "passed".to_owned(),
-        Outcome::Failed {
-            message,
-            location,
-            in_graded_code,
-        } => {
-            // A todo!() panics too: "not yet implemented: …" says what is left.
-            let message = message.trim();
-            match location.as_deref().filter(|_| *in_graded_code) {
-                Some(place) => format!("the student's code panicked at {place}: {message}"),
-                None if *in_graded_code => format!("the student's code panicked: {message}"),
-                None => format!("the check reported: {message}"),
-            }
-        }
-        Outcome::TimedOut { limit_ms } => format!(
-            "did not finish within {:.1} s of real time and was stopped (the usual causes: an \
-             endless loop, a retry that never gives up, a future that never completes, a \
-             blocking std::thread::sleep)",
-            *limit_ms as f64 / 1e3
-        ),
-        Outcome::Crashed { reason } => format!("crashed: {reason}"),
-        Outcome::OutputFlood { limit_bytes } => format!(
-            "printed more than {} MiB and was stopped: the student's code prints in a loop",
-            limit_bytes / (1024 * 1024)
-        ),
-        Outcome::Missing => "not in the check binary: the rubric and its check files disagree (a \
-                             fault of the checks, not of the student)"
-            .to_owned(),
-        Outcome::Skipped { reason } => format!("skipped on this machine, no points: {reason}"),
-    }
 }
 
 #[cfg(test)]

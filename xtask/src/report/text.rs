@@ -1,6 +1,6 @@
 //! Renders a grading report for people (a table) and for tools (JSON).
 
-use std::fmt::{self, Write};
+use std::fmt::{self, Display, Write};
 
 use crate::lang::words::{self, Key, t, tf};
 use crate::report::model::Outcome;
@@ -367,49 +367,143 @@ fn graded_words(graded: &str) -> String {
 
 /// What went wrong, in the learner's terms.
 pub fn explain(outcome: &Outcome) -> String {
+    explain_to(outcome, Reader::Learner)
+}
+
+/// Who is told why a check did not pass: the cases are the same for both, the words are the
+/// reader's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// The learner (`check`, `watch`), told about "your code" in the learner's language; a
+    /// `todo!()` left and a visible test's own assertion are told apart from other panics.
+    Learner,
+    /// The instructor (`grade`), told about "the student's code", in English.
+    Instructor,
+}
+
+/// One thing [`explain_to`] says, with `{n}` in its words for its arguments.
+#[derive(Debug, Clone, Copy)]
+enum Phrase {
+    Passed,
+    /// A panic in the graded code: the place (`{0}`) and the message (`{1}`).
+    PanickedAt,
+    /// A panic in the graded code at no known place: the unknown place's words (`{0}`) and the
+    /// message (`{1}`).
+    PanickedSomewhere,
+    UnknownPlace,
+    /// A check's own message (`{0}`), for a failure outside the graded code.
+    CheckSays,
+    /// The time limit in seconds (`{0}`).
+    TimedOut,
+    /// Why (`{0}`).
+    Crashed,
+    /// The output limit in MiB (`{0}`).
+    OutputFlood,
+    Missing,
+    /// Why (`{0}`).
+    Skipped,
+}
+
+impl Reader {
+    /// `phrase` in this reader's words.
+    fn words(self, phrase: Phrase) -> &'static str {
+        match self {
+            Reader::Learner => match phrase {
+                Phrase::Passed => t(Key::Passed),
+                Phrase::PanickedAt | Phrase::PanickedSomewhere => t(Key::YourCodePanicked),
+                Phrase::UnknownPlace => t(Key::UnknownPlace),
+                // A check's message stays as the check wrote it.
+                Phrase::CheckSays => "{0}",
+                Phrase::TimedOut => t(Key::TimedOut),
+                Phrase::Crashed => t(Key::Crashed),
+                Phrase::OutputFlood => t(Key::OutputFlood),
+                Phrase::Missing => t(Key::MissingCheck),
+                Phrase::Skipped => t(Key::SkippedNoPoints),
+            },
+            Reader::Instructor => match phrase {
+                Phrase::Passed => "passed",
+                Phrase::PanickedAt => "the student's code panicked at {0}: {1}",
+                Phrase::PanickedSomewhere => "the student's code panicked: {1}",
+                Phrase::UnknownPlace => "an unknown place",
+                Phrase::CheckSays => "the check reported: {0}",
+                Phrase::TimedOut => {
+                    "did not finish within {0} s of real time and was stopped (the usual \
+                     causes: an endless loop, a retry that never gives up, a future that never \
+                     completes, a blocking std::thread::sleep)"
+                }
+                Phrase::Crashed => "crashed: {0}",
+                Phrase::OutputFlood => {
+                    "printed more than {0} MiB and was stopped: the student's code prints in a \
+                     loop"
+                }
+                Phrase::Missing => {
+                    "not in the check binary: the rubric and its check files disagree (a fault \
+                     of the checks, not of the student)"
+                }
+                Phrase::Skipped => "skipped on this machine, no points: {0}",
+            },
+        }
+    }
+}
+
+/// Why a check did not pass (or that it passed), told to `reader`.
+pub fn explain_to(outcome: &Outcome, reader: Reader) -> String {
+    let say = |phrase, args: &[&dyn Display]| words::fill(reader.words(phrase), args);
     match outcome {
-        Outcome::Passed => t(Key::Passed).to_owned(),
+        Outcome::Passed => say(Phrase::Passed, &[]),
         Outcome::Failed {
             message,
             location,
             in_graded_code,
         } => {
             let message = message.trim();
-            if let Some((_, what)) = message.split_once("not yet implemented") {
-                let what = what.trim_start_matches(':').trim();
-                let place = location
-                    .as_deref()
-                    .filter(|_| *in_graded_code)
-                    .map(|l| format!(" ({l})"))
-                    .unwrap_or_default();
-                tf(Key::StillTodo, &[&what, &place])
-            } else if let Some(place) = location.as_deref().filter(|l| in_tests_folder(l))
-                && *in_graded_code
+            if reader == Reader::Learner
+                && let Some(verdict) =
+                    learners_verdict(message, location.as_deref(), *in_graded_code)
             {
-                // A visible test's own assertion (or panic): the test's verdict, not a panic
-                // in the learner's code.
-                match assertion(message) {
-                    Some("") => tf(Key::AssertionFailed, &[&place]),
-                    Some(rest) => tf(Key::AssertionFailedWith, &[&place, &rest]),
-                    None => tf(Key::TestPanicked, &[&place, &message]),
+                return verdict;
+            }
+            match location.as_deref().filter(|_| *in_graded_code) {
+                Some(place) => say(Phrase::PanickedAt, &[&place, &message]),
+                None if *in_graded_code => {
+                    let place = say(Phrase::UnknownPlace, &[]);
+                    say(Phrase::PanickedSomewhere, &[&place, &message])
                 }
-            } else if *in_graded_code {
-                let place = location.as_deref().unwrap_or(t(Key::UnknownPlace));
-                tf(Key::YourCodePanicked, &[&place, &message])
-            } else {
-                message.to_owned()
+                None => say(Phrase::CheckSays, &[&message]),
             }
         }
-        Outcome::TimedOut { limit_ms } => {
-            tf(Key::TimedOut, &[&format!("{:.1}", *limit_ms as f64 / 1e3)])
-        }
-        Outcome::Crashed { reason } => tf(Key::Crashed, &[reason]),
+        Outcome::TimedOut { limit_ms } => say(
+            Phrase::TimedOut,
+            &[&format!("{:.1}", *limit_ms as f64 / 1e3)],
+        ),
+        Outcome::Crashed { reason } => say(Phrase::Crashed, &[reason]),
         Outcome::OutputFlood { limit_bytes } => {
-            tf(Key::OutputFlood, &[&(limit_bytes / (1024 * 1024))])
+            say(Phrase::OutputFlood, &[&(limit_bytes / (1024 * 1024))])
         }
-        Outcome::Missing => t(Key::MissingCheck).to_owned(),
-        Outcome::Skipped { reason } => tf(Key::SkippedNoPoints, &[reason]),
+        Outcome::Missing => say(Phrase::Missing, &[]),
+        Outcome::Skipped { reason } => say(Phrase::Skipped, &[reason]),
     }
+}
+
+/// What the learner is told of a `todo!()` left (wherever it panicked) and of a visible test's
+/// own assertion or panic; None for any other failure.
+fn learners_verdict(message: &str, location: Option<&str>, in_graded_code: bool) -> Option<String> {
+    if let Some((_, what)) = message.split_once("not yet implemented") {
+        let what = what.trim_start_matches(':').trim();
+        let place = location
+            .filter(|_| in_graded_code)
+            .map(|l| format!(" ({l})"))
+            .unwrap_or_default();
+        return Some(tf(Key::StillTodo, &[&what, &place]));
+    }
+    // A visible test's own assertion (or panic): the test's verdict, not a panic in the
+    // learner's code.
+    let place = location.filter(|l| in_graded_code && in_tests_folder(l))?;
+    Some(match assertion(message) {
+        Some("") => tf(Key::AssertionFailed, &[&place]),
+        Some(rest) => tf(Key::AssertionFailedWith, &[&place, &rest]),
+        None => tf(Key::TestPanicked, &[&place, &message]),
+    })
 }
 
 /// Whether a panic's `file:line:column` is in a crate's `tests/` folder: a visible test's own
@@ -668,6 +762,33 @@ mod tests {
         let text = plain(&report, Layout::Brief);
         assert!(text.contains("✓  classify.passes"), "{text}");
         assert!(text.contains("✓  retry.passes"), "{text}");
+    }
+
+    #[test]
+    fn each_reader_is_told_the_same_failure_in_its_own_words() {
+        let left = todo("Saga::run");
+        assert_eq!(
+            explain_to(&left, Reader::Learner),
+            "still a todo!(): Saga::run (exercises/ch22-saga-retries/src/lib.rs:133:9)"
+        );
+        assert_eq!(
+            explain_to(&left, Reader::Instructor),
+            "the student's code panicked at exercises/ch22-saga-retries/src/lib.rs:133:9: not \
+             yet implemented: Saga::run"
+        );
+        let checks_own = Outcome::Failed {
+            message: " 3 attempts, not 2 ".to_owned(),
+            location: None,
+            in_graded_code: false,
+        };
+        assert_eq!(
+            explain_to(&checks_own, Reader::Learner),
+            "3 attempts, not 2"
+        );
+        assert_eq!(
+            explain_to(&checks_own, Reader::Instructor),
+            "the check reported: 3 attempts, not 2"
+        );
     }
 
     #[test]
