@@ -116,7 +116,11 @@ impl<'a> Grader<'a> {
             Target::Mutant(_) | Target::Solution => Some(FolderLock::acquire(
                 &self.workbook.work_dir().join("mutants").join(&chapter.id),
             )?),
-            _ => None,
+            // A crate given by path is copied into one folder per chapter: one at a time too.
+            Target::Path(_) => Some(FolderLock::acquire(
+                &self.workbook.work_dir().join("outside").join(&chapter.id),
+            )?),
+            Target::Exercise => None,
         };
         let graded = target.graded_crate(self.workbook, chapter)?;
         let request = Request {
