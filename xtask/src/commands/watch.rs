@@ -105,6 +105,7 @@ fn next_key(keys: Option<&Receiver<Key>>) -> Option<Key> {
 }
 
 fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str) {
+    // Clear the screen and move to the top, as a terminal would for a fresh run.
     if style.color {
         term::print(term::CLEAR_SCREEN);
     }

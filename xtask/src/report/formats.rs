@@ -337,7 +337,7 @@ pub(crate) mod tests {
 
     #[test]
     fn text_snapshot() {
-        let style = crate::term::Style { color: false };
+        let style = crate::term::Style::PLAIN;
         let text: Vec<String> = sample()
             .iter()
             .map(|c| {
