@@ -4,6 +4,7 @@
 //! quiet for a while, without escape codes. Never on stdout, which holds the report.
 
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -68,11 +69,23 @@ fn print_line(line: &str) {
     let mut last = last_line()
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let mut err = std::io::stderr().lock();
-    // A status line stderr cannot take is left out: it must never stop a grading.
-    let _ = writeln!(err, "{line}");
-    let _ = err.flush();
+    write_status(format_args!("{line}\n"));
     *last = (Instant::now(), true);
+}
+
+/// Set once stderr refused a status write (its reader gone, a full disk): the status then stays
+/// silent, as it must never stop a grading nor complain of a closed pipe.
+static SILENCED: AtomicBool = AtomicBool::new(false);
+
+/// Writes status text to stderr, unless stderr has refused it before.
+fn write_status(text: std::fmt::Arguments) {
+    if SILENCED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut err = std::io::stderr().lock();
+    if err.write_fmt(text).and_then(|()| err.flush()).is_err() {
+        SILENCED.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Whether the grader has been quiet long enough for a plain status line.
@@ -262,10 +275,7 @@ fn fit(line: &str, width: usize) -> String {
 
 /// Shows `line` as the one status line on stderr, in place of the last one.
 fn draw(line: &str) {
-    let mut err = std::io::stderr().lock();
-    // A status line stderr cannot take is left out: it must never stop a grading.
-    let _ = write!(err, "\r\x1b[2K{line}");
-    let _ = err.flush();
+    write_status(format_args!("{}{line}", crate::term::REDRAW_LINE));
 }
 
 /// Shows one status message with no clock (a step that says what it does): redrawn in place on

@@ -1,48 +1,76 @@
-//! Terminal styling that respects `NO_COLOR` and output that is not a terminal.
+//! The grader's colours and the few cursor codes its live screens use. Colours are `anstyle`
+//! styles written through `anstream`, which decides for each stream whether it takes colour
+//! (`NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE`, `TERM=dumb`, a pipe or a file, an old Windows
+//! console) and strips the colour, or turns it into console calls, where it does not.
 
-use std::io::IsTerminal;
+use std::fmt::Display;
+use std::io::Write;
 
-/// Whether to colour what goes to stdout.
-pub fn color_enabled() -> bool {
-    std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
-        && std::env::var_os("CI").is_none()
-        && std::io::stdout().is_terminal()
-        && crate::sandbox::terminal_understands_ansi()
-}
+use anstream::{AutoStream, ColorChoice};
+use anstyle::{AnsiColor, Effects};
 
-/// Styles text when colour is on, and leaves it alone otherwise.
+/// Redraws the current line: back to its start and clear it (the live status line, the class
+/// run's progress bar). Cursor control, not colour: written only where the caller knows the
+/// stream is a terminal.
+pub const REDRAW_LINE: &str = "\r\x1b[2K";
+
+/// Clears the screen and moves to its top, as a terminal does for a fresh run (`watch`).
+pub const CLEAR_SCREEN: &str = "\x1b[2J\x1b[H";
+
+/// Whether text is painted: for stdout, as `anstream` decides for it; plain for text that is
+/// kept (tests, snapshots).
 #[derive(Clone, Copy)]
 pub struct Style {
     pub color: bool,
 }
 
 impl Style {
-    fn paint(self, code: &str, text: &str) -> String {
+    /// No colour.
+    pub const PLAIN: Self = Self { color: false };
+
+    /// The style of text bound for stdout: in colour when `anstream` would keep its colour.
+    pub fn for_stdout() -> Self {
+        Self {
+            color: AutoStream::choice(&std::io::stdout()) != ColorChoice::Never,
+        }
+    }
+
+    fn paint(self, style: anstyle::Style, text: &str) -> String {
         if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
+            format!("{style}{text}{style:#}")
         } else {
             text.to_owned()
         }
     }
 
     pub fn green(self, text: &str) -> String {
-        self.paint("32", text)
+        self.paint(AnsiColor::Green.on_default(), text)
     }
 
     pub fn red(self, text: &str) -> String {
-        self.paint("31", text)
+        self.paint(AnsiColor::Red.on_default(), text)
     }
 
     pub fn yellow(self, text: &str) -> String {
-        self.paint("33", text)
+        self.paint(AnsiColor::Yellow.on_default(), text)
     }
 
     pub fn bold(self, text: &str) -> String {
-        self.paint("1", text)
+        self.paint(anstyle::Style::new().effects(Effects::BOLD), text)
     }
 
     pub fn dim(self, text: &str) -> String {
-        self.paint("2", text)
+        self.paint(anstyle::Style::new().effects(Effects::DIMMED), text)
+    }
+}
+
+/// Prints `text` on stdout through `anstream`, which keeps its colour or strips it as stdout
+/// takes it. Like `print!`, it panics when stdout fails, a closed one included: see
+/// [`quiet_when_stdout_closes`].
+pub fn print(text: impl Display) {
+    let mut out = anstream::stdout().lock();
+    if let Err(error) = write!(out, "{text}") {
+        panic!("failed printing to stdout: {error}");
     }
 }
 
@@ -83,37 +111,6 @@ pub fn is_closed_stdout(message: &str) -> bool {
 /// Whether `error` says the reader of a pipe is gone.
 pub fn is_closed_pipe(error: &std::io::Error) -> bool {
     error.kind() == std::io::ErrorKind::BrokenPipe
-}
-
-/// Removes terminal escape sequences: CSI (`ESC [ … final byte`, colours among them) and OSC
-/// (`ESC ] … BEL` or `ESC ] … ESC \\`, hyperlinks among them).
-pub fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\x1b' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('[') => {
-                for end in chars.by_ref() {
-                    if ('\x40'..='\x7e').contains(&end) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                while let Some(end) = chars.next() {
-                    if end == '\x07' || (end == '\x1b' && chars.next_if_eq(&'\\').is_some()) {
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -266,7 +266,7 @@ fn build_by_replay(
         // Rustc renders in colour for cargo, which takes it out when asked for none; replayed,
         // the grader does.
         if !options.color {
-            error.rendered = crate::term::strip_ansi(&error.rendered);
+            error.rendered = anstream::adapter::strip_str(&error.rendered).to_string();
         }
         errors.push(error);
     }

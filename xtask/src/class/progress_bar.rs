@@ -76,7 +76,8 @@ impl ProgressBar {
         // A progress bar stderr cannot take is left out: it must never stop the class run.
         let _ = write!(
             std::io::stderr(),
-            "\r\x1b[2K[{}{}] {}/{} done · {} running · {} failed · {} reused · {left} ({} at once)",
+            "{}[{}{}] {}/{} done · {} running · {} failed · {} reused · {left} ({} at once)",
+            crate::term::REDRAW_LINE,
             "#".repeat(filled),
             ".".repeat(WIDTH - filled),
             self.done,

@@ -89,8 +89,9 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             }
         },
     };
-    let style = Style {
-        color: args.format == Format::Text && term::color_enabled(),
+    let style = match args.format {
+        Format::Text => Style::for_stdout(),
+        Format::Json => Style::PLAIN,
     };
     let target = args.target.target();
     let exercise = (target == Target::Exercise).then_some(chapter);
@@ -121,15 +122,15 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     match args.format {
         Format::Text => {
             if target == Target::Exercise {
-                print!("{}", departures(&grader, chapter, style));
+                term::print(departures(&grader, chapter, style));
             }
             let layout = if args.verbose {
                 Layout::Verbose
             } else {
                 Layout::Brief
             };
-            print!("{}", text::render(&report, style, layout));
-            print!("{}", next_steps(&grader, chapter, &target, &report, style));
+            term::print(text::render(&report, style, layout));
+            term::print(next_steps(&grader, chapter, &target, &report, style));
         }
         Format::Json => println!("{}", text::render_json(&report)),
     }

@@ -140,19 +140,13 @@ fn grade_chapter(grader: &Grader, chapter: &Chapter, args: &GradeArgs) -> Result
 fn print_grade(grade: &GradeReport, format: GradeFormat, copy: &Path) -> Result<()> {
     match format {
         GradeFormat::Text => {
-            let style = Style {
-                color: term::color_enabled(),
-            };
-            print!(
-                "{}",
-                grade_text::render(
-                    &grade.chapters,
-                    grade.points,
-                    grade.max_points,
-                    &copy.display().to_string(),
-                    style
-                )
-            );
+            term::print(grade_text::render(
+                &grade.chapters,
+                grade.points,
+                grade.max_points,
+                &copy.display().to_string(),
+                Style::for_stdout(),
+            ));
         }
         GradeFormat::Json => println!("{}", serde_json::to_string_pretty(grade)?),
         GradeFormat::Junit => print!("{}", formats::junit(&grade.chapters)),

@@ -18,16 +18,11 @@ pub struct ListArgs {}
 
 pub fn run(_args: ListArgs) -> Result<ExitCode> {
     let workbook = Workbook::load()?;
-    print!(
-        "{}",
-        render(
-            &workbook,
-            &Progress::load(&workbook),
-            Style {
-                color: term::color_enabled()
-            }
-        )
-    );
+    term::print(render(
+        &workbook,
+        &Progress::load(&workbook),
+        Style::for_stdout(),
+    ));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -58,9 +58,7 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
             }
         },
     };
-    let style = Style {
-        color: term::color_enabled(),
-    };
+    let style = Style::for_stdout();
     let _raw = RawTerminal::enable();
     // Keys come from a terminal only: an editor's task runner or `</dev/null` gives no keys, and
     // its end of input is no request to stop.
@@ -78,10 +76,9 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
             Some(Key::Hint) => {
                 hint::reveal(&workbook, Some(&chapter.id), false)?;
             }
-            Some(Key::List) => print!(
-                "{}",
-                list::render(&workbook, &Progress::load(&workbook), style)
-            ),
+            Some(Key::List) => {
+                term::print(list::render(&workbook, &Progress::load(&workbook), style))
+            }
             Some(Key::Check) => check_now(&workbook, &chapter, style, footer),
             None => {}
         }
@@ -110,7 +107,7 @@ fn next_key(keys: Option<&Receiver<Key>>) -> Option<Key> {
 fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str) {
     // Clear the screen and move to the top, as a terminal would for a fresh run.
     if style.color {
-        print!("\x1b[2J\x1b[H");
+        term::print(term::CLEAR_SCREEN);
     }
     let grader = Grader {
         build: BuildOptions {
@@ -130,8 +127,8 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str)
     match result {
         Ok(mut result) => {
             crate::report::book_lang::localize(workbook, &mut result);
-            print!("{}", check::departures(&grader, chapter, style));
-            print!("{}", text::render(&result, style, text::Layout::Brief));
+            term::print(check::departures(&grader, chapter, style));
+            term::print(text::render(&result, style, text::Layout::Brief));
             if let Err(error) = Progress::record(workbook, chapter, &result) {
                 eprintln!(
                     "{}",
@@ -144,7 +141,7 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str)
         }
         Err(error) => eprintln!("error: {error:#}"),
     }
-    println!("\n{}", style.dim(footer));
+    term::print(format_args!("\n{}\n", style.dim(footer)));
 }
 
 /// The files once two looks in a row, `SETTLE` apart, see them the same: editors save in several

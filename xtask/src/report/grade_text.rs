@@ -228,7 +228,7 @@ mod tests {
             0.5,
             3.0,
             "/home/teacher/submissions/alice",
-            Style { color: false },
+            Style::PLAIN,
         );
         for learner_words in ["check again", "cargo xtask", "your code", "you "] {
             assert!(!text.contains(learner_words), "{learner_words}: {text}");

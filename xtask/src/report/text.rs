@@ -697,7 +697,7 @@ mod tests {
     }
 
     fn plain(report: &Report, layout: Layout) -> String {
-        render(report, Style { color: false }, layout)
+        render(report, Style::PLAIN, layout)
     }
 
     #[test]
