@@ -260,7 +260,7 @@ fn heat_map(
             escape(note)
         )?;
     }
-    let _ = write!(
+    write!(
         page,
         "<table id=\"heat-map\">\n<thead><tr><th>{}</th><th>{}</th><th>{}</th>\
          <th>{}</th><th>{}</th><th>{}</th></tr></thead>\n<tbody>\n",
@@ -270,7 +270,7 @@ fn heat_map(
         t(Key::ColumnRule),
         t(Key::ColumnBook),
         t(Key::ColumnLeftOut)
-    );
+    )?;
     for check in &report.checks {
         let (share, background, passing) = match check.share {
             Some(share) => (
@@ -335,11 +335,11 @@ fn students(page: &mut String, report: &ClassReport) -> fmt::Result {
             escape(&chapter.id)
         )?;
     }
-    let _ = write!(
+    write!(
         page,
         "<th>{}</th></tr></thead>\n<tbody>\n",
         t(Key::ColumnTotal)
-    );
+    )?;
     let titles: BTreeMap<(&str, &str), &str> = report
         .checks
         .iter()

@@ -366,7 +366,4 @@ pub(crate) mod tests {
             assert_eq!(base64(plain.as_bytes()), encoded);
         }
     }
-
-    #[test]
-    fn xml_escaping_covers_markup_and_control_characters() {}
 }
