@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use crate::lang::words::{Key, t, tf};
 use crate::report::model::Outcome;
 use crate::sandbox::{self, Cause, Ending, Finished, Limits};
 use crate::status::{Activity, seconds};
@@ -82,10 +83,9 @@ pub fn run_all(
         HashMap::new()
     } else {
         let wall = together_wall.min(MAX_TOGETHER);
-        status.next(format!(
-            "Running {} together (at most {})",
-            what_runs(&plan.iter().collect::<Vec<_>>()),
-            seconds(wall)
+        status.next(tf(
+            Key::StatusTogether,
+            &[&what_runs(&plan.iter().collect::<Vec<_>>()), &seconds(wall)],
         ));
         run_together(binary, plan, scratch, parallel, wall)?
     };
@@ -96,10 +96,13 @@ pub fn run_all(
     if !alone.is_empty() {
         let workers = parallel.max(1).min(alone.len());
         let limits: Vec<Duration> = alone.iter().map(|p| p.limits.wall).collect();
-        status.next(format!(
-            "Running {} alone, {workers} at a time (at most {})",
-            what_runs(&alone),
-            seconds(longest_schedule(&limits, workers))
+        status.next(tf(
+            Key::StatusAlone,
+            &[
+                &what_runs(&alone),
+                &workers,
+                &seconds(longest_schedule(&limits, workers)),
+            ],
         ));
     }
     let next = AtomicUsize::new(0);
@@ -158,18 +161,16 @@ fn what_runs(runs: &[&Planned]) -> String {
         .iter()
         .filter(|p| p.label.starts_with("tests/"))
         .count();
-    let count = |count: usize, noun: &str| match count {
-        1 => format!("1 {noun}"),
-        _ => format!("{count} {noun}s"),
+    let count = |count: usize, one: Key, many: Key| match count {
+        1 => t(one).to_owned(),
+        _ => tf(many, &[&count]),
     };
+    let checks = |n| count(n, Key::OneCheck, Key::ManyChecks);
+    let visible = |n| count(n, Key::OneVisibleTest, Key::ManyVisibleTests);
     match (runs.len() - tests, tests) {
-        (checks, 0) => count(checks, "check"),
-        (0, tests) => count(tests, "visible test"),
-        (checks, tests) => format!(
-            "{} and {}",
-            count(checks, "check"),
-            count(tests, "visible test")
-        ),
+        (n, 0) => checks(n),
+        (0, n) => visible(n),
+        (c, v) => tf(Key::ChecksAndTests, &[&checks(c), &visible(v)]),
     }
 }
 
