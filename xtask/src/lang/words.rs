@@ -431,6 +431,13 @@ catalogue! {
         "クラスのレポートのリンクのために本書をビルドしています（cargo xtask book、一度だけ、\
         数秒）…";
     Note => "note: {0}", "注意: {0}";
+    AnotherGradeClass => "another grade-class is writing to {0}; wait for it, or choose another \
+        --out",
+        "別の grade-class が {0} に書き込んでいます。終わるのを待つか、別の --out を選んでください";
+    StoppedClass => "Stopped. The students graded so far are kept; run the same command again to \
+        grade the others.",
+        "停止しました。ここまでに採点した受講者の結果は残っています。残りの受講者を採点するには、\
+        同じコマンドをもう一度実行してください。";
     // The grader's own errors, more.
     PathDoesNotExist => "{0} does not exist", "{0} がありません";
     CouldNotStart => "the grader could not start {0}", "採点プログラムが {0} を起動できませんでした";
