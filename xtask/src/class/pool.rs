@@ -179,7 +179,10 @@ impl Slot {
         }
         eprintln!(
             "{}",
-            crate::lang::words::tf(crate::lang::words::Key::PreparingSlot, &[&self.dir.display()])
+            crate::lang::words::tf(
+                crate::lang::words::Key::PreparingSlot,
+                &[&self.dir.display()]
+            )
         );
         // What the workbook's own target folder has built need not be compiled again here.
         crate::build::target_seed::seed(workbook, &settings.chapters, &self.target())?;

@@ -129,6 +129,52 @@ fn rewrite_names(rubric: &Rubric) -> Vec<String> {
         .collect()
 }
 
+/// The grader's Japanese, as ci's translations stage reports it: the catalogue of the CLI's words
+/// (each key carries both languages, so a key cannot lack its Japanese; one left equal to its
+/// English counts as untranslated) and every ready chapter's `ja.toml` (hints, each check's rule,
+/// a learner-tests chapter's mutants and rewrites). Prints one line each; true when nothing lacks
+/// its Japanese. A check's evidence message (the panic of a hidden check) stays English and is
+/// not counted here.
+pub fn grader_report(workbook: &Workbook) -> Result<bool> {
+    use crate::lang::words::{Key, untranslated};
+    let untranslated = untranslated();
+    println!(
+        "   grader: {} CLI texts in English and Japanese, {} untranslated{}",
+        Key::ALL.len(),
+        untranslated.len(),
+        if untranslated.is_empty() {
+            String::new()
+        } else {
+            format!(" ({untranslated:?})")
+        }
+    );
+    let (mut complete, mut hints, mut rules) = (0, 0, 0);
+    let mut problems = Vec::new();
+    let ready: Vec<&Chapter> = workbook.ready_chapters().collect();
+    for chapter in &ready {
+        let rubric = Rubric::for_chapter(workbook, chapter, None)?;
+        match coverage(&rubric.dir, &rubric, Lang::Ja) {
+            Coverage::Complete => {
+                complete += 1;
+                hints += rubric.hints.len();
+                rules += rubric.checks.len();
+            }
+            Coverage::Missing { .. } => problems.push(format!("{}: no ja.toml", chapter.id)),
+            Coverage::Inconsistent(found) => {
+                problems.push(format!("{}: ja.toml: {}", chapter.id, found.join("; ")));
+            }
+        }
+    }
+    println!(
+        "   grader: {complete} of {} chapters' ja.toml complete ({hints} hints, {rules} rules)",
+        ready.len()
+    );
+    for problem in &problems {
+        println!("   grader: {problem}");
+    }
+    Ok(untranslated.is_empty() && problems.is_empty())
+}
+
 /// How far a chapter's translation covers its rubric.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Coverage {
@@ -203,7 +249,10 @@ pub fn coverage(dir: &Path, rubric: &Rubric, lang: Lang) -> Coverage {
         })
         .collect();
     if !undescribed.is_empty() {
-        problems.push(format!("no description for rewrite {}", undescribed.join(", ")));
+        problems.push(format!(
+            "no description for rewrite {}",
+            undescribed.join(", ")
+        ));
     }
     let unknown: Vec<&str> = translation
         .rewrites
@@ -212,7 +261,10 @@ pub fn coverage(dir: &Path, rubric: &Rubric, lang: Lang) -> Coverage {
         .filter(|name| !rewrites.iter().any(|known| known == name))
         .collect();
     if !unknown.is_empty() {
-        problems.push(format!("descriptions for unknown rewrites {}", unknown.join(", ")));
+        problems.push(format!(
+            "descriptions for unknown rewrites {}",
+            unknown.join(", ")
+        ));
     }
     if problems.is_empty() {
         Coverage::Complete
@@ -349,6 +401,54 @@ hints = ["一つ目"]
             coverage(&dir, &rubric, Lang::Ja),
             Coverage::Inconsistent(_)
         ));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_learner_tests_chapter_describes_every_mutant_and_rewrite() {
+        let dir = folder("kills", None);
+        let mut rubric = english(&dir);
+        rubric.checks[1].id = "kills.no_jitter".to_owned();
+        rubric.learner_tests = Some(crate::curriculum::workbook::LearnerTests {
+            under_test: Vec::new(),
+            max_suite_ms: 1_000,
+            suite: "src/suite.rs".to_owned(),
+            rewrites: vec!["rewrite.toml".to_owned()],
+        });
+        let hints = "hints = [\"一つ目\", \"二つ目\"]\n";
+        std::fs::write(dir.join("ja.toml"), hints).unwrap();
+        let Coverage::Inconsistent(problems) = coverage(&dir, &rubric, Lang::Ja) else {
+            panic!("a mutant without its description passed");
+        };
+        assert_eq!(
+            problems,
+            [
+                "no rule for kills.no_jitter",
+                "no description for rewrite rewrite"
+            ]
+        );
+        let complete = format!(
+            "{hints}[titles]\n\"kills.no_jitter\" = \"ジッターなし。\"\n\
+             [rewrites]\nrewrite = \"書き換え\"\n"
+        );
+        std::fs::write(dir.join("ja.toml"), complete).unwrap();
+        assert_eq!(coverage(&dir, &rubric, Lang::Ja), Coverage::Complete);
+        // The rule is the catalogue's "catches a hidden bug" around the description.
+        apply(&mut rubric, Lang::Ja);
+        assert_eq!(
+            rubric.checks[1].title,
+            "隠れたバグを見つける: ジッターなし。"
+        );
+        assert_eq!(rubric.checks[0].title, "the rule of calls.one");
+        assert_eq!(
+            description(&rubric, Lang::Ja, "no_jitter").as_deref(),
+            Some("ジッターなし。")
+        );
+        assert_eq!(
+            description(&rubric, Lang::Ja, "rewrite").as_deref(),
+            Some("書き換え")
+        );
+        assert_eq!(description(&rubric, Lang::En, "no_jitter"), None);
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -21,16 +21,19 @@ use crate::build::crate_copy::CrateCopy;
 use crate::build::harness::{self, Graded};
 use crate::curriculum::mutants::{self, Mutant};
 use crate::curriculum::shipped::Shipped;
+use crate::curriculum::translation;
 use crate::curriculum::workbook::{
     LearnerTests, Rubric, SUITE_FAST, SUITE_GREEN, display_path, kill_check_id,
 };
 use crate::grade::request::start_report;
 use crate::grade::runner::{self, RunTo};
 use crate::grade::suite_rules;
+use crate::lang::{
+    self,
+    words::{Key, t, tf},
+};
 use crate::report::model::Outcome;
 use crate::sandbox::{Ending, Limits};
-use crate::curriculum::translation;
-use crate::lang::{self, words::{Key, t, tf}};
 use crate::util::{Shuffler, stable_hash};
 
 /// What one run of the suite showed.
@@ -312,7 +315,7 @@ fn lower_first(text: &str) -> String {
             .to_lowercase()
             .chain(chars)
             .collect::<String>()
-            .trim_end_matches('.')
+            .trim_end_matches(['.', '。'])
             .to_owned(),
         None => String::new(),
     }
@@ -414,10 +417,7 @@ fn fails_on_rewrite(rewrite: &str, run: &BuildOutcome<SuiteRun>) -> Option<Strin
             Key::SuiteFailsOnRewrite,
             &[&rewrite, &lower_first(&not_green(run))],
         )),
-        BuildOutcome::Failed(_) => Some(tf(
-            Key::SuiteRewriteDoesNotCompile,
-            &[&rewrite],
-        )),
+        BuildOutcome::Failed(_) => Some(tf(Key::SuiteRewriteDoesNotCompile, &[&rewrite])),
     }
 }
 
@@ -477,10 +477,7 @@ impl Suite<'_> {
                 if self.build.show_progress {
                     // One count for rewrites and mutants alike: the status line tells nothing
                     // of which is which either.
-                    compile::show_status(&tf(
-                        Key::StatusSuiteCopies,
-                        &[&started, &trials.len()],
-                    ));
+                    compile::show_status(&tf(Key::StatusSuiteCopies, &[&started, &trials.len()]));
                 }
                 let members = &slots.members[first..first + round.len()];
                 for ((dir, package), trial) in members.iter().zip(round) {
@@ -637,10 +634,7 @@ impl Suite<'_> {
             }
             match tests.finished.ending {
                 Ending::TimedOut => {
-                    run.trouble = Some(tf(
-                        Key::TestsTimedOut,
-                        &[target, &limits.wall.as_secs()],
-                    ))
+                    run.trouble = Some(tf(Key::TestsTimedOut, &[target, &limits.wall.as_secs()]))
                 }
                 Ending::Exited(status) if !status.success() && run.failed.is_empty() => {
                     run.trouble = Some(tf(Key::TestsEndedAbnormally, &[target, &status]));
