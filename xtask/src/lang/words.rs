@@ -219,8 +219,8 @@ catalogue! {
         一覧できます";
     NoChapterDidYouMean => "there is no chapter `{0}`; did you mean {1} ({2})? `cargo xtask list` \
         shows every chapter",
-        "章 `{0}` はありません。{1}（{2}）のことでしょうか。`cargo xtask list` ですべての章を\
-        表示できます";
+        "章 `{0}` はありません。{1} — フォルダー {2} のことでしょうか。`cargo xtask list` で\
+        すべての章を表示できます";
     NoChapterNameOne => "there is no chapter `{0}`; name one by its id (ch08), number (8), folder \
         (ch08-full-jitter) or slug (full-jitter):\n{1}",
         "章 `{0}` はありません。ID（ch08）、番号（8）、フォルダー名（ch08-full-jitter）または\
