@@ -171,3 +171,59 @@ fn the_class_report_explains_itself_in_japanese() {
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
+
+#[test]
+fn the_graders_own_errors_are_japanese() {
+    let state = temp_dir("errors");
+    // A typo gets the nearest chapter, named with its Japanese title.
+    let output = xtask_ja(&["check", "full-jiter"], &state);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("エラー: 章 `full-jiter` はありません。"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("ch08 · フルジッター"), "{stderr}");
+    for english in [
+        "error:",
+        "there is no chapter",
+        "did you mean",
+        "Full jitter (",
+    ] {
+        assert!(!stderr.contains(english), "{english}: {stderr}");
+    }
+    // A name far from any: every chapter, each with its Japanese title.
+    let output = xtask_ja(&["check", "banana"], &state);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("ch01 · リトライは強い薬"), "{stderr}");
+    assert!(!stderr.contains("Retries are strong medicine"), "{stderr}");
+    std::fs::remove_dir_all(state).unwrap();
+}
+
+#[test]
+fn a_learner_tests_chapter_states_its_rules_in_japanese() {
+    // Chapter 14's rules are its mutants' descriptions: the untouched suite is empty, so every
+    // row fails, each with its rule and the grader's verdict in Japanese.
+    let state = temp_dir("ch14");
+    let output = xtask_ja(&["check", "ch14", "--verbose"], &state);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for words in [
+        "隠れたバグを見つける: 毎回ちょうど天井 min(cap, base·2^retry) だけスリープする。",
+        "あなたのテストが正しいコードで合格する",
+        "テストが 1 つも実行されませんでした",
+        "数えていません: ",
+        "（あなたのテスト）",
+    ] {
+        assert!(stdout.contains(words), "{words}: {stdout}");
+    }
+    for english in [
+        "catches a hidden bug",
+        "Sleeps exactly the ceiling",
+        "no test ran",
+        "not counted",
+        "your tests",
+    ] {
+        assert!(!stdout.contains(english), "{english}: {stdout}");
+    }
+    std::fs::remove_dir_all(state).unwrap();
+}

@@ -410,11 +410,7 @@ fn run_one(
         }
     } else if run.passed.len() + run.failed.len() > 1 {
         Outcome::Failed {
-            message: "your code printed a line that reads like the test runner's verdict \
-                      (`test <name> ... ok`); the grader reads a check's result from those \
-                      lines, so a run that prints one cannot be trusted. Print progress in \
-                      other words"
-                .to_owned(),
+            message: t(Key::PrintedAVerdict).to_owned(),
             // Said as it is: the message names the learner's code itself.
             location: None,
             in_graded_code: false,
@@ -483,27 +479,28 @@ pub fn interpret(
                 limit_ms: limits.wall.as_millis() as u64,
             },
             _ if stderr.contains("has overflowed its stack") => Outcome::Crashed {
-                reason: "the stack overflowed (unbounded recursion?)".to_owned(),
+                reason: t(Key::StackOverflowed).to_owned(),
             },
             _ if stderr.contains("memory allocation of") => Outcome::Crashed {
-                reason: format!(
-                    "ran out of memory: {} (the limit is {} MiB)",
-                    first_line_containing(stderr, "memory allocation of"),
-                    limits.memory_bytes / (1024 * 1024)
+                reason: tf(
+                    Key::OutOfMemory,
+                    &[
+                        &first_line_containing(stderr, "memory allocation of"),
+                        &(limits.memory_bytes / (1024 * 1024)),
+                    ],
                 ),
             },
             Cause::Abort => Outcome::Crashed {
-                reason: "the process aborted (std::process::abort, or a panic during a panic)"
-                    .to_owned(),
+                reason: t(Key::ProcessAborted).to_owned(),
             },
             Cause::Killed => Outcome::Crashed {
-                reason: format!(
-                    "the process was killed, most likely for exceeding the {} MiB memory limit",
-                    limits.memory_bytes / (1024 * 1024)
+                reason: tf(
+                    Key::ProcessKilledMemory,
+                    &[&(limits.memory_bytes / (1024 * 1024))],
                 ),
             },
             Cause::Other(description) => Outcome::Crashed {
-                reason: format!("the process was killed by {description}"),
+                reason: tf(Key::ProcessKilledBy, &[&description]),
             },
         };
     }
@@ -532,10 +529,8 @@ pub fn interpret(
     }
     Outcome::Crashed {
         reason: match status.and_then(ExitStatus::code) {
-            Some(code) => format!(
-                "the process exited with code {code} before the check finished (std::process::exit?)"
-            ),
-            None => "the process ended without a result".to_owned(),
+            Some(code) => tf(Key::ProcessExited, &[&code]),
+            None => t(Key::ProcessEndedWithoutResult).to_owned(),
         },
     }
 }

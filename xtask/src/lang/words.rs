@@ -437,6 +437,29 @@ catalogue! {
         grade the others.",
         "停止しました。ここまでに採点した受講者の結果は残っています。残りの受講者を採点するには、\
         同じコマンドをもう一度実行してください。";
+    // Why a check's process ended without a verdict (the grader's words, not a check's).
+    PrintedAVerdict => "your code printed a line that reads like the test runner's verdict \
+        (`test <name> ... ok`); the grader reads a check's result from those lines, so a run that \
+        prints one cannot be trusted. Print progress in other words",
+        "あなたのコードが、テストランナーの判定のように読める行（`test <name> ... ok`）を出力し\
+        ました。採点プログラムはこうした行からチェックの結果を読み取るため、それを出力する実行は\
+        信頼できません。進み具合は別の言葉で出力してください";
+    StackOverflowed => "the stack overflowed (unbounded recursion?)",
+        "スタックがあふれました（終わらない再帰ではありませんか？）";
+    OutOfMemory => "ran out of memory: {0} (the limit is {1} MiB)",
+        "メモリが足りなくなりました: {0}（上限は {1} MiB）";
+    ProcessAborted => "the process aborted (std::process::abort, or a panic during a panic)",
+        "プロセスが異常終了しました（std::process::abort か、パニック中のパニック）";
+    ProcessKilledMemory => "the process was killed, most likely for exceeding the {0} MiB memory \
+        limit",
+        "プロセスが強制終了されました。おそらくメモリの上限 {0} MiB を超えたためです";
+    ProcessKilledBy => "the process was killed by {0}", "プロセスが {0} によって強制終了されました";
+    ProcessExited => "the process exited with code {0} before the check finished \
+        (std::process::exit?)",
+        "チェックが終わる前に、プロセスが終了コード {0} で終了しました（std::process::exit を\
+        呼んでいませんか？）";
+    ProcessEndedWithoutResult => "the process ended without a result",
+        "プロセスが結果を出さずに終了しました";
     // The grader's own errors, more.
     PathDoesNotExist => "{0} does not exist", "{0} がありません";
     CouldNotStart => "the grader could not start {0}", "採点プログラムが {0} を起動できませんでした";
