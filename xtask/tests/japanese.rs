@@ -137,14 +137,15 @@ fn the_class_report_explains_itself_in_japanese() {
     for words in [
         "<html lang=\"ja\">",
         "クラスのレポート",
-        "採点済みの受講者を、章ごとの状態で数えます",
+        "採点済みの学生を、章ごとの状態で数えます",
         "合格の少ないルールから順に並べています",
         "章ごとの重み付きの点数",
-        "受講者 1 人: 採点済み 1 人",
+        "学生 1 人: 採点済み 1 人",
         "信頼できない",
         "<th>未着手</th>",
         "<th>コンパイル不可</th>",
-        "合計点ごとの受講者数",
+        "合計点ごとの学生数",
+        "学生自身の採点器のコピー",
         "https://example.org/retry-workbook/ja/ch01-strong-medicine.html#",
     ] {
         assert!(html.contains(words), "{words}");
@@ -160,6 +161,7 @@ fn the_class_report_explains_itself_in_japanese() {
         ">untrusted<",
         "points of the rubric",
         " of the students",
+        "own copy of the grader",
     ] {
         assert!(!html.contains(english), "{english}");
     }

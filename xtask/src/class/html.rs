@@ -384,7 +384,13 @@ fn student_row(
     } else {
         format!(
             "<span class=\"badge untrusted\" title=\"{}\">{}</span>",
-            escape(&row.untrusted_because.join("; ")),
+            escape(
+                &row.untrusted_because
+                    .iter()
+                    .map(|reason| untrusted_reason(reason))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
             t(Key::Untrusted)
         )
     };
@@ -493,6 +499,19 @@ fn student_status(status: &str) -> String {
         other => other,
     }
     .to_owned()
+}
+
+/// Why a result is not trusted, in the instructor's language: the JSON keeps the English.
+fn untrusted_reason(reason: &str) -> &str {
+    use crate::class::reports::{OTHER_CHECKS, OTHER_GRADER, OWN_COPY, UNTRUSTED_FOLDER};
+    let key = match reason {
+        UNTRUSTED_FOLDER => Key::UntrustedFolder,
+        OWN_COPY => Key::UntrustedOwnCopy,
+        OTHER_CHECKS => Key::UntrustedOtherChecks,
+        OTHER_GRADER => Key::UntrustedOtherGrader,
+        other => return other,
+    };
+    t(key)
 }
 
 const UNTOUCHED: &str = "#ececec";

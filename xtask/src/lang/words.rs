@@ -1,9 +1,12 @@
-//! Every word of the learner's commands (`check`, `watch`, `hint`, `list`, `solution`, `reset`,
-//! the status line), the grader's own errors for them and the class report's headings, keyed, in
-//! each language the grader speaks. A text names its arguments by
-//! position (`{0}`, `{1}`), so a language can put them in its own order. A check's evidence
-//! message (the panic of a hidden check) is not here: it stays English for now, as rustc's own
-//! messages do.
+//! Every word of the learner's commands (`check`, `watch`, `hint`, `list`, `solution`, `reset`),
+//! of the status line and the progress lines a grading prints, of a learner-tests chapter's
+//! verdicts, of the grader's own errors, and of `grade-class` (its page's headings and paragraphs,
+//! its lines on the terminal), keyed, in each language the grader speaks: a key cannot exist
+//! without both texts, and ci's translations stage fails on one whose Japanese is its English. A
+//! text names its arguments by position (`{0}`, `{1}`), so a language can put them in its own
+//! order. Not here: a check's evidence message (the panic of a hidden check) stays English for
+//! now, as rustc's own messages do; the gradebook's CSV and the JSON reports keep English names,
+//! as spreadsheets and scripts read them; clap's `--help` is English.
 
 use std::fmt::Display;
 
@@ -203,12 +206,12 @@ catalogue! {
     DistributionOfTotals => "Distribution of totals", "合計点の分布";
     WhereTheClassIs => "Where the class is", "クラスの進み具合";
     WhatToTeachAgain => "What to teach again", "もう一度教えたいこと";
-    Students => "Students", "受講者";
+    Students => "Students", "学生";
     ColumnChapter => "chapter", "章";
     ColumnPassing => "passing", "合格率";
     ColumnBook => "book", "本書";
     ColumnLeftOut => "left out", "対象外";
-    ColumnStudent => "student", "受講者";
+    ColumnStudent => "student", "学生";
     ColumnStatus => "status", "状態";
     ColumnTotal => "total", "合計";
     // The grader's own errors.
@@ -326,30 +329,42 @@ catalogue! {
     StudentRejected => "rejected", "却下";
     // The class report's paragraphs.
     MadeBy => "Made {0} by grader {1} with checks {2}{3}.",
-        "作成 {0}、採点プログラム {1}、チェック {2}{3}。";
+        "作成 {0}、採点器 {1}、チェック {2}{3}。";
     DueOn => ", due {0}", "、締め切り {0}";
     ClassSummary => "{0} students: {1} graded, {2} could not be graded, {3} missing, {4} reports \
         rejected. Chapters: {5}.",
-        "受講者 {0} 人: 採点済み {1} 人、採点できず {2} 人、提出なし {3} 人、却下したレポート \
+        "学生 {0} 人: 採点済み {1} 人、採点できず {2} 人、提出なし {3} 人、却下したレポート \
         {4} 件。章: {5}。";
     UntrustedWarning => "<strong>{0} result(s) are not trusted</strong>: the student controlled \
         the grader or the checks that produced them (their own workflow or machine), or they came \
         from an untrusted folder. They are feedback, not grades; they are marked {1} below.",
-        "<strong>{0} 件の結果は信頼できません</strong>。その結果を出した採点プログラムかチェックを\
-        受講者自身が管理していた（受講者自身のワークフローやマシン）か、信頼しないフォルダーから\
+        "<strong>{0} 件の結果は信頼できません</strong>。その結果を出した採点器かチェックを\
+        学生自身が管理していた（学生自身のワークフローやマシン）か、信頼しないフォルダーから\
         来た結果です。成績ではなくフィードバックとして扱ってください。下の表では {1} の印が\
         付いています。";
     Trusted => "trusted", "信頼できる";
+    UntrustedFolder => "it came from a folder given as --untrusted-reports",
+        "--untrusted-reports で指定したフォルダーから来た結果です";
+    UntrustedOwnCopy => "the student's own copy of the grader produced it (their own workflow or \
+        machine): feedback, not a grade",
+        "学生自身の採点器のコピー（学生自身のワークフローやマシン）が出した結果です。\
+        成績ではなくフィードバックです";
+    UntrustedOtherChecks => "it was graded with checks that differ from yours",
+        "あなたのものとは異なるチェックで採点された結果です";
+    UntrustedOtherGrader => "it was graded by a grader of the same version built from other \
+        sources than yours",
+        "同じバージョンでも、あなたのものとは異なるソースからビルドされた採点器で\
+        採点された結果です";
     Untrusted => "untrusted", "信頼できない";
-    HistogramLabel => "How many students have each total", "合計点ごとの受講者数";
-    HistogramBar => "{0} student(s) with {1} to {2} points", "{1}〜{2} 点の受講者 {0} 人";
+    HistogramLabel => "How many students have each total", "合計点ごとの学生数";
+    HistogramBar => "{0} student(s) with {1} to {2} points", "{1}〜{2} 点の学生 {0} 人";
     TotalsStats => "{0} graded · mean {1} · median {2} · lowest {3} · highest {4} (of {5} points)",
         "採点済み {0} 人 · 平均 {1} · 中央値 {2} · 最低 {3} · 最高 {4}（{5} 点満点）";
     ChaptersExplained => "Graded students by their status in each chapter: <em>not started</em> \
         (the exercise is as shipped), <em>does not compile</em>, <em>partial</em> (it compiles, \
         some check fails), <em>done</em> (every point), or <em>missing</em> (no folder for the \
         chapter).",
-        "採点済みの受講者を、章ごとの状態で数えます。<em>未着手</em>（演習が配布時のまま）、\
+        "採点済みの学生を、章ごとの状態で数えます。<em>未着手</em>（演習が配布時のまま）、\
         <em>コンパイル不可</em>、<em>一部合格</em>（コンパイルできるが、不合格のチェックがある）、\
         <em>完了</em>（満点）、<em>提出なし</em>（その章のフォルダーがない）のいずれかです。";
     TeachAgainExplained => "Every check of every chapter with the share of the students who \
@@ -357,14 +372,14 @@ catalogue! {
         first. The students who have not started the chapter, whose code does not compile or who \
         lack it tell nothing about a rule; they are counted beside. Checks of a chapter nobody \
         attempted come last.",
-        "すべての章のすべてのチェックについて、その章に取り組みコードがコンパイルできる受講者の\
+        "すべての章のすべてのチェックについて、その章に取り組みコードがコンパイルできる学生の\
         うち、そのチェックに合格した人の割合を示します。合格の少ないルールから順に並べています。\
-        章に未着手の受講者、コードがコンパイルできない受講者、章のフォルダーがない受講者からは\
+        章に未着手の学生、コードがコンパイルできない学生、章のフォルダーがない学生からは\
         ルールについて何もわからないため、割合には含めず、横の列に人数を示します。\
         だれも取り組んでいない章のチェックは最後に並びます。";
     StudentsExplained => "Each chapter's weighted points, the student's status in it and the \
         checks passed; a chapter's failed checks are folded under it.",
-        "章ごとの重み付きの点数、その章での受講者の状態、合格したチェックの数です。\
+        "章ごとの重み付きの点数、その章での学生の状態、合格したチェックの数です。\
         章の不合格のチェックは、その下に折りたたんであります。";
     Late => " · late", " · 期限後";
     ChecksPassedOf => " · {0} of {1} checks", " · チェック {1} 件中 {0} 件合格";
@@ -375,7 +390,7 @@ catalogue! {
     StudentNotGraded => "{0}: not graded: {1}", "{0}: 採点できませんでした: {1}";
     GradedStudents => "Graded {0} students in {1}: {2} graded now ({3} could not be graded), {4} \
         reused from an earlier run, {5} missing.",
-        "{1} で受講者 {0} 人を採点しました。今回採点 {2} 人（うち採点できず {3} 人）、\
+        "{1} で学生 {0} 人を採点しました。今回採点 {2} 人（うち採点できず {3} 人）、\
         以前の実行から再利用 {4} 人、提出なし {5} 人です。";
     ReportsFolderMissing => "the reports folder {0} does not exist",
         "レポートのフォルダー {0} がありません";
@@ -386,17 +401,17 @@ catalogue! {
     TimeoutTooShort => "--timeout {0} is too short: a check of these chapters may take {1} s by \
         itself; give each student at least {2} s",
         "--timeout {0} は短すぎます。これらの章のチェックは 1 つで {1} 秒かかることがあります。\
-        受講者 1 人に少なくとも {2} 秒を与えてください";
+        学生 1 人に少なくとも {2} 秒を与えてください";
     UntrustedResults => "{0} result(s) are untrusted (graded by the student's own grader, or \
         from an untrusted folder): feedback, not grades; every output marks them.",
-        "{0} 件の結果は信頼できません（受講者自身の採点プログラムで採点されたか、信頼しない\
+        "{0} 件の結果は信頼できません（学生自身の採点器で採点されたか、信頼しない\
         フォルダーから来たものです）。成績ではなくフィードバックです。すべての出力に印を\
         付けています。";
     RejectedReport => "rejected: {0} ({1}): {2}", "却下: {0}（{1}）: {2}";
     ReportsAreIn => "Reports are in {0}{1}:\nGradebook: {2}\nClass report: {3} and {4}",
         "レポートは {0}{1} にあります:\n成績表: {2}\nクラスのレポート: {3} と {4}";
     KeptOutOfGit => " (its .gitignore keeps students' grades out of git)",
-        "（その .gitignore が受講者の成績を git に入れないようにしています）";
+        "（その .gitignore が学生の成績を git に入れないようにしています）";
     NotIgnored => "note: {0} is inside the workbook and holds {1}, which grade-class did not \
         write: add the folder to .gitignore yourself, or choose another --out",
         "注意: {0} はワークブックの中にあり、grade-class が書いていない {1} を含んでいます。\
@@ -435,14 +450,14 @@ catalogue! {
         "別の grade-class が {0} に書き込んでいます。終わるのを待つか、別の --out を選んでください";
     StoppedClass => "Stopped. The students graded so far are kept; run the same command again to \
         grade the others.",
-        "停止しました。ここまでに採点した受講者の結果は残っています。残りの受講者を採点するには、\
+        "停止しました。ここまでに採点した学生の結果は残っています。残りの学生を採点するには、\
         同じコマンドをもう一度実行してください。";
     // Why a check's process ended without a verdict (the grader's words, not a check's).
     PrintedAVerdict => "your code printed a line that reads like the test runner's verdict \
         (`test <name> ... ok`); the grader reads a check's result from those lines, so a run that \
         prints one cannot be trusted. Print progress in other words",
         "あなたのコードが、テストランナーの判定のように読める行（`test <name> ... ok`）を出力し\
-        ました。採点プログラムはこうした行からチェックの結果を読み取るため、それを出力する実行は\
+        ました。採点器はこうした行からチェックの結果を読み取るため、それを出力する実行は\
         信頼できません。進み具合は別の言葉で出力してください";
     StackOverflowed => "the stack overflowed (unbounded recursion?)",
         "スタックがあふれました（終わらない再帰ではありませんか？）";
@@ -462,7 +477,7 @@ catalogue! {
         "プロセスが結果を出さずに終了しました";
     // The grader's own errors, more.
     PathDoesNotExist => "{0} does not exist", "{0} がありません";
-    CouldNotStart => "the grader could not start {0}", "採点プログラムが {0} を起動できませんでした";
+    CouldNotStart => "the grader could not start {0}", "採点器が {0} を起動できませんでした";
     // The status line.
     Running => "running", "実行中";
     TimeOfLimit => "{0} of {1}", "{0}/{1}";
