@@ -260,15 +260,24 @@ impl State {
 
 /// A duration as the status shows it: `1.2 s`.
 pub fn seconds(duration: Duration) -> String {
-    format!("{:.1} s", duration.as_secs_f64())
+    let amount = format!("{:.1}", duration.as_secs_f64());
+    words::tf(words::Key::Seconds, &[&amount])
 }
 
-/// `line` cut to fit `width` columns (a wrapped line could not be redrawn in place).
+/// `line` cut to fit `width` columns (a wrapped line could not be redrawn in place); a wide
+/// character (Japanese) takes two.
 fn fit(line: &str, width: usize) -> String {
-    if line.chars().count() < width {
+    if words::columns(line) < width {
         return line.to_owned();
     }
-    let mut cut: String = line.chars().take(width.saturating_sub(2)).collect();
+    let room = width.saturating_sub(2);
+    let mut cut = String::new();
+    for c in line.chars() {
+        if words::columns(&cut) + words::columns(c.encode_utf8(&mut [0; 4])) > room {
+            break;
+        }
+        cut.push(c);
+    }
     cut.push('…');
     cut
 }

@@ -18,6 +18,7 @@ use crate::build::freshness;
 use crate::build::harness::Graded;
 use crate::build::rustc_replay;
 use crate::curriculum::workbook::Workbook;
+use crate::lang::words;
 use crate::report::model::{CompileError, CompileFailure};
 use crate::status::{self, Activity, Mode};
 
@@ -234,7 +235,7 @@ fn build_by_replay(
 ) -> Result<Option<BuildOutcome<(PathBuf, freshness::LocalUnits)>>> {
     let activity = Activity::start(
         Mode::for_stderr(options.show_progress),
-        format!("Compiling the checks with {}", graded.package),
+        words::tf(words::Key::StatusCompilingWith, &[&graded.package]),
     );
     let replayed = replay.run();
     drop(activity);
@@ -317,7 +318,7 @@ pub fn cargo_build(
     if record_rustc {
         rustc_replay::record_through_wrapper(&mut command, dir);
     }
-    let activity = Arc::new(Activity::start(mode, COMPILING));
+    let activity = Arc::new(Activity::start(mode, words::t(words::Key::StatusCompiling)));
     let mut child = command.spawn().context("starting cargo")?;
     let stderr = child.stderr.take().context("cargo's stderr")?;
     let reader_activity = Arc::clone(&activity);
@@ -457,9 +458,6 @@ pub fn clear_status() {
     show_status("");
 }
 
-/// What the status says while cargo compiles a harness.
-const COMPILING: &str = "Compiling the checks";
-
 /// Collects cargo's stderr (its complaints, when no compiler error explains a failure), and
 /// tells `activity` what cargo compiles and how far along it is.
 fn read_cargo_stderr(stderr: std::process::ChildStderr, activity: &Activity) -> String {
@@ -482,9 +480,7 @@ fn read_cargo_stderr(stderr: std::process::ChildStderr, activity: &Activity) -> 
         }
         if let Some((cold, detail)) = status.changed() {
             if cold {
-                activity.headline(format!(
-                    "{COMPILING} and the chapter's dependencies (only the first time)"
-                ));
+                activity.headline(words::t(words::Key::StatusCompilingCold));
             }
             activity.detail(detail);
         }
@@ -548,7 +544,10 @@ mod progress {
             }
             let crate_name = self.compiling.as_deref()?;
             let detail = if self.total > 0 {
-                format!("{}/{} crates · {crate_name}", self.done, self.total)
+                crate::lang::words::tf(
+                    crate::lang::words::Key::StatusCrates,
+                    &[&self.done, &self.total, &crate_name],
+                )
             } else {
                 crate_name.to_owned()
             };

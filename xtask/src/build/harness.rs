@@ -47,8 +47,9 @@ pub struct HarnessOwner {
 
 impl Graded {
     pub fn at(dir: &Path, label: String, kind: &'static str) -> Result<Self> {
-        let dir = crate::curriculum::workbook::canonical(dir)
-            .with_context(|| format!("{} does not exist", dir.display()))?;
+        let dir = crate::curriculum::workbook::canonical(dir).with_context(|| {
+            crate::lang::words::tf(crate::lang::words::Key::PathDoesNotExist, &[&dir.display()])
+        })?;
         let package = CrateManifest::read(&dir)?.package_name()?;
         Ok(Self {
             visible_tests: dir.join("tests"),

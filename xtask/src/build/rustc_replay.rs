@@ -72,7 +72,14 @@ pub fn run_as_wrapper() -> Option<ExitCode> {
         .env_remove(RECORD_VAR)
         .status();
     let Ok(status) = status else {
-        eprintln!("error: the grader could not start {}", program.display());
+        let message = crate::lang::words::tf(
+            crate::lang::words::Key::CouldNotStart,
+            &[&program.display()],
+        );
+        eprintln!(
+            "{}",
+            crate::lang::words::tf(crate::lang::words::Key::ErrorPrefix, &[&message])
+        );
         return Some(ExitCode::from(1));
     };
     if let Some(invocation) = invocation_of(&program, &args) {

@@ -12,6 +12,7 @@ use std::time::SystemTime;
 use crate::class::html::BookLinks;
 use crate::class::model::ClassReport;
 use crate::curriculum::workbook::Workbook;
+use crate::lang::words::{Key, t, tf};
 use crate::lang::{self, Lang};
 
 /// The variable that names a hosted book when `--book-url` does not.
@@ -42,11 +43,8 @@ pub fn resolve(
         return (links, None);
     }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|value| value == "true") {
-        let note = "The report was made on a CI runner, whose book is gone once the run ends, so \
-                    the sections below are named without links: give a hosted book with \
-                    --book-url (or WORKBOOK_BOOK_URL)."
-            .to_owned();
-        println!("note: {note}");
+        let note = t(Key::BookNoteCi).to_owned();
+        println!("{}", tf(Key::Note, &[&note]));
         return (BookLinks::new(), Some(note));
     }
     let build = workbook.root.join("book/build");
@@ -54,11 +52,8 @@ pub fn resolve(
     if let Some(why) = &failure
         && !build.join("index.html").is_file()
     {
-        let note = format!(
-            "The book could not be built here ({why}), so the sections below are named without \
-             links: run `cargo xtask book`, or give a hosted book with --book-url."
-        );
-        println!("note: {note}");
+        let note = tf(Key::BookNoteNotBuilt, &[why]);
+        println!("{}", tf(Key::Note, &[&note]));
         return (BookLinks::new(), Some(note));
     }
     let mut links = BookLinks::new();
@@ -73,20 +68,14 @@ pub fn resolve(
     }
     let mut notes = Vec::new();
     if let Some(why) = failure {
-        notes.push(format!(
-            "The book could not be rebuilt ({why}): the links lead to an older build."
-        ));
+        notes.push(tf(Key::BookNoteOlder, &[&why]));
     }
     if unlinked > 0 {
-        notes.push(format!(
-            "{unlinked} section(s) are not in the built book ({}), so they are named without a \
-             link.",
-            build.display()
-        ));
+        notes.push(tf(Key::BookNoteUnlinked, &[&unlinked, &build.display()]));
     }
     let note = (!notes.is_empty()).then(|| notes.join(" "));
     if let Some(note) = &note {
-        println!("note: {note}");
+        println!("{}", tf(Key::Note, &[note]));
     }
     (links, note)
 }
@@ -118,9 +107,7 @@ fn built_book(workbook: &Workbook, build: &Path) -> Result<(), String> {
     if built.is_some() && built >= newest_source {
         return Ok(());
     }
-    println!(
-        "Building the book for the class report's links (cargo xtask book; once, a few seconds)…"
-    );
+    println!("{}", t(Key::BuildingBookForLinks));
     match crate::tools::builds(workbook) {
         Ok(true) => Ok(()),
         Ok(false) => Err("mdbook failed".to_owned()),

@@ -30,8 +30,8 @@ pub fn on_stop_kill_everything() {
                     kill_leftovers(&slot);
                 }
                 eprintln!(
-                    "\nStopped. The students graded so far are kept; run the same command again to \
-                     grade the others."
+                    "\n{}",
+                    crate::lang::words::t(crate::lang::words::Key::StoppedClass)
                 );
                 std::process::exit(exit_code);
             }

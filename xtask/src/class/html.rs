@@ -9,7 +9,7 @@ use std::fmt::{self, Write};
 
 use crate::class::model::{CheckShare, ClassReport, StudentChapter, StudentRow};
 use crate::lang;
-use crate::lang::words::{Key, t};
+use crate::lang::words::{Key, t, tf};
 use crate::report::chapter_status::ChapterStatus;
 
 /// Where the page's book links lead: a section's `book/src/<page>.md#<anchor>` → the address of
@@ -80,43 +80,55 @@ fn header(page: &mut String, report: &ClassReport) -> fmt::Result {
             .count()
     };
     let untrusted = report.students.iter().filter(|s| !s.trusted).count();
+    let due = report
+        .due
+        .as_deref()
+        .map(|due| tf(Key::DueOn, &[&escape(due)]))
+        .unwrap_or_default();
     writeln!(
         page,
-        "<h1>{}</h1>\n<p class=\"meta\">Made {} by grader {} with checks {}{}.</p>",
+        "<h1>{}</h1>\n<p class=\"meta\">{}</p>",
         t(Key::ClassReport),
-        escape(&report.generated_at),
-        escape(&report.grader.version),
-        escape(crate::class::fingerprint::short(&report.grader.checks)),
-        report
-            .due
-            .as_deref()
-            .map(|due| format!(", due {}", escape(due)))
-            .unwrap_or_default()
+        tf(
+            Key::MadeBy,
+            &[
+                &escape(&report.generated_at),
+                &escape(&report.grader.version),
+                &escape(crate::class::fingerprint::short(&report.grader.checks)),
+                &due,
+            ]
+        )
     )?;
+    let chapters = report
+        .chapters
+        .iter()
+        .map(|c| escape(&c.id))
+        .collect::<Vec<_>>()
+        .join(", ");
     writeln!(
         page,
-        "<p id=\"summary\">{} students: {} graded, {} could not be graded, {} missing, {} reports \
-         rejected. Chapters: {}.</p>",
-        report.students.len(),
-        count("graded"),
-        count("failed"),
-        count("missing"),
-        count("rejected"),
-        report
-            .chapters
-            .iter()
-            .map(|c| escape(&c.id))
-            .collect::<Vec<_>>()
-            .join(", ")
+        "<p id=\"summary\">{}</p>",
+        tf(
+            Key::ClassSummary,
+            &[
+                &report.students.len(),
+                &count("graded"),
+                &count("failed"),
+                &count("missing"),
+                &count("rejected"),
+                &chapters,
+            ]
+        )
     )?;
     if untrusted > 0 {
+        let badge = format!(
+            "<span class=\"badge untrusted\">{}</span>",
+            t(Key::Untrusted)
+        );
         writeln!(
             page,
-            "<p class=\"warning\" id=\"untrusted-warning\"><strong>{untrusted} result(s) are not \
-             trusted</strong>: the student controlled the grader or the checks that produced them \
-             (their own workflow or machine), or they came from an untrusted folder. They are \
-             feedback, not grades; they are marked <span class=\"badge untrusted\">untrusted</span> \
-             below.</p>"
+            "<p class=\"warning\" id=\"untrusted-warning\">{}</p>",
+            tf(Key::UntrustedWarning, &[&untrusted, &badge])
         )?;
     }
     Ok(())
@@ -140,8 +152,9 @@ fn histogram(page: &mut String, report: &ClassReport) -> fmt::Result {
     let bar_width = (width - left) / totals.bins.len().max(1) as f64;
     writeln!(
         page,
-        "<svg id=\"histogram\" role=\"img\" aria-label=\"How many students have each total\" \
-         width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\">"
+        "<svg id=\"histogram\" role=\"img\" aria-label=\"{}\" \
+         width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\">",
+        t(Key::HistogramLabel)
     )?;
     let plot = height - bottom - 10.0;
     for (index, bin) in totals.bins.iter().enumerate() {
@@ -150,14 +163,19 @@ fn histogram(page: &mut String, report: &ClassReport) -> fmt::Result {
         writeln!(
             page,
             "<rect class=\"bar\" data-count=\"{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" \
-             height=\"{bar:.1}\"><title>{} student(s) with {:.1} to {:.1} points</title></rect>",
+             height=\"{bar:.1}\"><title>{}</title></rect>",
             bin.count,
             x + 2.0,
             10.0 + plot - bar,
             bar_width - 4.0,
-            bin.count,
-            bin.from,
-            bin.to
+            tf(
+                Key::HistogramBar,
+                &[
+                    &bin.count,
+                    &format!("{:.1}", bin.from),
+                    &format!("{:.1}", bin.to)
+                ]
+            )
         )?;
         if bin.count > 0 {
             writeln!(
@@ -186,15 +204,24 @@ fn histogram(page: &mut String, report: &ClassReport) -> fmt::Result {
         10.0 + plot
     )?;
     let stat = |value: Option<f64>| value.map_or_else(|| "—".to_owned(), |v| format!("{v:.2}"));
+    let of = format!(
+        "{:.2}",
+        report.students.first().map_or(0.0, |s| s.max_total)
+    );
     writeln!(
         page,
-        "<p>{} graded · mean {} · median {} · lowest {} · highest {} (of {:.2} points)</p>\n</section>",
-        totals.graded,
-        stat(totals.mean),
-        stat(totals.median),
-        stat(totals.min),
-        stat(totals.max),
-        report.students.first().map_or(0.0, |s| s.max_total)
+        "<p>{}</p>\n</section>",
+        tf(
+            Key::TotalsStats,
+            &[
+                &totals.graded,
+                &stat(totals.mean),
+                &stat(totals.median),
+                &stat(totals.min),
+                &stat(totals.max),
+                &of,
+            ]
+        )
     )?;
     Ok(())
 }
@@ -203,17 +230,15 @@ fn histogram(page: &mut String, report: &ClassReport) -> fmt::Result {
 fn chapters(page: &mut String, report: &ClassReport) -> fmt::Result {
     writeln!(
         page,
-        "<section id=\"chapters\">\n<h2>{}</h2>\n<p>Graded students by their \
-         status in each chapter: <em>not started</em> (the exercise is as shipped), <em>does not \
-         compile</em>, <em>partial</em> (it compiles, some check fails), <em>done</em> (every \
-         point), or <em>missing</em> (no folder for the chapter).</p>\n\
+        "<section id=\"chapters\">\n<h2>{}</h2>\n<p>{}</p>\n\
          <table id=\"chapter-table\">\n<thead><tr><th>{}</th>",
         t(Key::WhereTheClassIs),
+        t(Key::ChaptersExplained),
         t(Key::ColumnChapter)
     )?;
     let statuses = ChapterStatus::ALL.iter().rev();
     for status in statuses.clone() {
-        write!(page, "<th>{}</th>", status.words())?;
+        write!(page, "<th>{}</th>", status.label())?;
     }
     page.push_str("</tr></thead>\n<tbody>\n");
     for chapter in &report.chapters {
@@ -246,12 +271,9 @@ fn heat_map(
 ) -> fmt::Result {
     writeln!(
         page,
-        "<section id=\"checks\">\n<h2>{}</h2>\n<p>Every check of every chapter \
-         with the share of the students who attempted the chapter, and whose code compiles, that \
-         pass it: the rules most missed first. The students who have not started the chapter, \
-         whose code does not compile or who lack it tell nothing about a rule; they are counted \
-         beside. Checks of a chapter nobody attempted come last.</p>",
-        t(Key::WhatToTeachAgain)
+        "<section id=\"checks\">\n<h2>{}</h2>\n<p>{}</p>",
+        t(Key::WhatToTeachAgain),
+        t(Key::TeachAgainExplained)
     )?;
     if let Some(note) = book_note {
         writeln!(
@@ -319,11 +341,10 @@ fn book_link(check: &CheckShare, links: &BookLinks) -> String {
 fn students(page: &mut String, report: &ClassReport) -> fmt::Result {
     writeln!(
         page,
-        "<section id=\"students\">\n<h2>{}</h2>\n<p>Each chapter's weighted points, the \
-         student's status in it and the checks passed; a chapter's failed checks are folded \
-         under it.</p>\n<div class=\"wide\">\n<table id=\"student-table\">\n<thead><tr>\
-         <th>{}</th><th>{}</th>",
+        "<section id=\"students\">\n<h2>{}</h2>\n<p>{}</p>\n<div class=\"wide\">\n\
+         <table id=\"student-table\">\n<thead><tr><th>{}</th><th>{}</th>",
         t(Key::Students),
+        t(Key::StudentsExplained),
         t(Key::ColumnStudent),
         t(Key::ColumnStatus)
     )?;
@@ -359,23 +380,27 @@ fn student_row(
     titles: &BTreeMap<(&str, &str), &str>,
 ) -> fmt::Result {
     let trust = if row.trusted {
-        "<span class=\"badge trusted\">trusted</span>".to_owned()
+        format!("<span class=\"badge trusted\">{}</span>", t(Key::Trusted))
     } else {
         format!(
-            "<span class=\"badge untrusted\" title=\"{}\">untrusted</span>",
-            escape(&row.untrusted_because.join("; "))
+            "<span class=\"badge untrusted\" title=\"{}\">{}</span>",
+            escape(
+                &row.untrusted_because
+                    .iter()
+                    .map(|reason| untrusted_reason(reason))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            t(Key::Untrusted)
         )
     };
+    let shown = escape(&student_status(&row.status));
     let status = match &row.reason {
-        Some(reason) => format!(
-            "{} <small>({})</small>",
-            escape(&row.status),
-            escape(reason)
-        ),
-        None => escape(&row.status),
+        Some(reason) => format!("{shown} <small>({})</small>", escape(reason)),
+        None => shown,
     };
     let late = if row.late == Some(true) {
-        " · late"
+        t(Key::Late)
     } else {
         ""
     };
@@ -422,25 +447,27 @@ fn chapter_cell(
         UNTOUCHED.to_owned()
     };
     let checks = if status.attempted() {
-        format!(" · {} of {} checks", graded.checks_passed, graded.checks)
+        tf(
+            Key::ChecksPassedOf,
+            &[&graded.checks_passed, &graded.checks],
+        )
     } else {
         String::new()
     };
     write!(
         page,
         "<td class=\"points\" data-status=\"{}\" style=\"background: {background}\" \
-         title=\"{}/{} points of the rubric\">{:.2}<small>{}{checks}</small>",
+         title=\"{}\">{:.2}<small>{}{checks}</small>",
         status.id(),
-        graded.score,
-        graded.max_score,
+        tf(Key::PointsOfRubric, &[&graded.score, &graded.max_score]),
         graded.points,
-        status.words()
+        status.label()
     )?;
     if status == ChapterStatus::Partial && !graded.failed_checks.is_empty() {
         write!(
             page,
-            "<details><summary>{} failed</summary><ul>",
-            graded.failed_checks.len()
+            "<details><summary>{}</summary><ul>",
+            tf(Key::FailedCount, &[&graded.failed_checks.len()])
         )?;
         for id in &graded.failed_checks {
             let title = titles
@@ -461,6 +488,32 @@ fn chapter_cell(
 }
 
 /// The background of a chapter nobody can learn from: not started, missing, or not attempted.
+/// A student's status (`graded`, `failed`, `missing`, `rejected`) in the instructor's language;
+/// the JSON keeps the English name.
+fn student_status(status: &str) -> String {
+    match status {
+        "graded" => t(Key::StudentGraded),
+        "failed" => t(Key::StudentFailed),
+        "missing" => t(Key::StatusMissing),
+        "rejected" => t(Key::StudentRejected),
+        other => other,
+    }
+    .to_owned()
+}
+
+/// Why a result is not trusted, in the instructor's language: the JSON keeps the English.
+fn untrusted_reason(reason: &str) -> &str {
+    use crate::class::reports::{OTHER_CHECKS, OTHER_GRADER, OWN_COPY, UNTRUSTED_FOLDER};
+    let key = match reason {
+        UNTRUSTED_FOLDER => Key::UntrustedFolder,
+        OWN_COPY => Key::UntrustedOwnCopy,
+        OTHER_CHECKS => Key::UntrustedOtherChecks,
+        OTHER_GRADER => Key::UntrustedOtherGrader,
+        other => return other,
+    };
+    t(key)
+}
+
 const UNTOUCHED: &str = "#ececec";
 
 /// The background of a chapter that does not compile.

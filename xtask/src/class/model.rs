@@ -121,7 +121,7 @@ impl StatusCounts {
         statuses
             .iter()
             .filter(|&&status| self.count(status) > 0)
-            .map(|&status| format!("{} {}", self.count(status), status.words()))
+            .map(|&status| format!("{} {}", self.count(status), status.label()))
             .collect::<Vec<_>>()
             .join(", ")
     }

@@ -178,8 +178,11 @@ impl Slot {
             return Ok(());
         }
         eprintln!(
-            "Preparing {}: compiling the checks' dependencies once (minutes on a cold machine)…",
-            self.dir.display()
+            "{}",
+            crate::lang::words::tf(
+                crate::lang::words::Key::PreparingSlot,
+                &[&self.dir.display()]
+            )
         );
         // What the workbook's own target folder has built need not be compiled again here.
         crate::build::target_seed::seed(workbook, &settings.chapters, &self.target())?;

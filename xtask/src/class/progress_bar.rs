@@ -4,6 +4,8 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
+use crate::lang::words::{Key, t, tf};
+
 pub struct ProgressBar {
     total: usize,
     done: usize,
@@ -70,22 +72,28 @@ impl ProgressBar {
         const WIDTH: usize = 30;
         let filled = (self.done * WIDTH).checked_div(self.total).unwrap_or(WIDTH);
         let left = self.left().map_or_else(
-            || "time left: measuring".to_owned(),
-            |left| format!("about {} left", human(left)),
+            || t(Key::TimeLeftMeasuring).to_owned(),
+            |left| tf(Key::AboutLeft, &[&human(left)]),
+        );
+        let counts = tf(
+            Key::ClassProgress,
+            &[
+                &self.done,
+                &self.total,
+                &self.running,
+                &self.failed,
+                &self.reused,
+                &left,
+                &self.jobs,
+            ],
         );
         // A progress bar stderr cannot take is left out: it must never stop the class run.
         let _ = write!(
             std::io::stderr(),
-            "{}[{}{}] {}/{} done · {} running · {} failed · {} reused · {left} ({} at once)",
+            "{}[{}{}] {counts}",
             crate::term::REDRAW_LINE,
             "#".repeat(filled),
             ".".repeat(WIDTH - filled),
-            self.done,
-            self.total,
-            self.running,
-            self.failed,
-            self.reused,
-            self.jobs
         );
     }
 
@@ -101,8 +109,8 @@ impl ProgressBar {
 pub fn human(duration: Duration) -> String {
     let seconds = duration.as_secs();
     if seconds < 60 {
-        format!("{seconds} s")
+        tf(Key::Seconds, &[&seconds])
     } else {
-        format!("{} min {} s", seconds / 60, seconds % 60)
+        tf(Key::MinutesSeconds, &[&(seconds / 60), &(seconds % 60)])
     }
 }

@@ -26,6 +26,7 @@ use crate::class::roster::{self, Student};
 use crate::class::store::{self, Store};
 use crate::class::{book_links, gradebook, html, time};
 use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
+use crate::lang::words::{Key, t, tf};
 use crate::report::chapter_status::ChapterStatus;
 use crate::report::model::GRADER_VERSION;
 use crate::report::model::SkippedPolicy;
@@ -115,10 +116,7 @@ pub fn run(args: GradeClassArgs) -> Result<ExitCode> {
     let ignored = keep_out_of_git(&workbook, &out_dir)?;
     // Two runs into one folder would each grade everyone.
     let Some(_out_lock) = crate::util::FolderLock::try_acquire(&out_dir)? else {
-        bail!(
-            "another grade-class is writing to {}; wait for it, or choose another --out",
-            out_dir.display()
-        );
+        bail!("{}", tf(Key::AnotherGradeClass, &[&out_dir.display()]));
     };
     let roster = match (&args.students, &args.roster) {
         (Some(dir), _) => Some(roster::from_folder(dir)?),
@@ -245,17 +243,19 @@ fn grade(
                 )?;
                 let entry = reports::read(&file, &job.student.name, expected, true)?;
                 let line = match &entry.outcome {
-                    Outcome::Graded(grade) => format!(
-                        "{}: {:.2} of {:.2} points, {} ({})",
-                        job.student.name,
-                        grade.points,
-                        grade.max_points,
-                        StatusCounts::of(grade.chapters.iter().map(|c| c.status()))
-                            .describe(&ChapterStatus::ALL),
-                        human(elapsed)
+                    Outcome::Graded(grade) => tf(
+                        Key::StudentPoints,
+                        &[
+                            &job.student.name,
+                            &format!("{:.2}", grade.points),
+                            &format!("{:.2}", grade.max_points),
+                            &StatusCounts::of(grade.chapters.iter().map(|c| c.status()))
+                                .describe(&ChapterStatus::ALL),
+                            &human(elapsed),
+                        ],
                     ),
                     Outcome::Failed(error) => {
-                        format!("{}: not graded: {}", job.student.name, error.reason)
+                        tf(Key::StudentNotGraded, &[&job.student.name, &error.reason])
                     }
                     _ => format!("{}: {:?}", job.student.name, entry.outcome),
                 };
@@ -270,11 +270,18 @@ fn grade(
     })?;
     bar.close();
     println!(
-        "Graded {} students in {}: {to_grade} graded now ({failed} could not be graded), {reused} \
-         reused from an earlier run, {} missing.",
-        students.len(),
-        human(started.elapsed()),
-        students.iter().filter(|s| s.copy.is_none()).count()
+        "{}",
+        tf(
+            Key::GradedStudents,
+            &[
+                &students.len(),
+                &human(started.elapsed()),
+                &to_grade,
+                &failed,
+                &reused,
+                &students.iter().filter(|s| s.copy.is_none()).count(),
+            ],
+        )
     );
     Ok(students
         .iter()
@@ -312,15 +319,15 @@ fn merge(
     let mut found: BTreeMap<String, Entry> = BTreeMap::new();
     for (dir, trusted) in folders {
         if !dir.is_dir() {
-            bail!("the reports folder {} does not exist", dir.display());
+            bail!("{}", tf(Key::ReportsFolderMissing, &[&dir.display()]));
         }
         for (student, file) in reports::files_in(dir)? {
             let entry = reports::read(&file, &student, expected, trusted)?;
             match found.get(&student) {
                 Some(kept) if kept.untrusted.is_empty() || !entry.untrusted.is_empty() => {
                     eprintln!(
-                        "note: {student} has two reports; {} is kept, {} is left out",
-                        kept.source, entry.source
+                        "{}",
+                        tf(Key::TwoReports, &[&student, &kept.source, &entry.source])
                     );
                 }
                 _ => {
@@ -345,7 +352,7 @@ fn merge(
         })
         .collect();
     for student in found.keys() {
-        eprintln!("note: {student} has a report but is not on the roster; listed anyway");
+        eprintln!("{}", tf(Key::NotOnRoster, &[student]));
     }
     entries.extend(found.into_values());
     Ok(entries)
@@ -372,11 +379,11 @@ fn student_timeout(
     let timeout = Duration::from_secs(asked.unwrap_or(60 + 10 * chapters.len() as u64));
     if timeout < floor {
         bail!(
-            "--timeout {} is too short: a check of these chapters may take {} s by itself; give \
-             each student at least {} s",
-            timeout.as_secs(),
-            slowest_ms / 1000,
-            floor.as_secs()
+            "{}",
+            tf(
+                Key::TimeoutTooShort,
+                &[&timeout.as_secs(), &(slowest_ms / 1000), &floor.as_secs()],
+            )
         );
     }
     Ok(timeout)
@@ -417,17 +424,19 @@ fn write_outputs(
     store::write_atomically(&page, &html::render(report, &links, book_note.as_deref()))?;
     let untrusted = report.students.iter().filter(|s| !s.trusted).count();
     if untrusted > 0 {
-        println!(
-            "{untrusted} result(s) are untrusted (graded by the student's own grader, or from an \
-             untrusted folder): feedback, not grades; every output marks them."
-        );
+        println!("{}", tf(Key::UntrustedResults, &[&untrusted]));
     }
     for row in report.students.iter().filter(|s| s.status == "rejected") {
         println!(
-            "rejected: {} ({}): {}",
-            row.student,
-            row.source,
-            row.reason.as_deref().unwrap_or_default()
+            "{}",
+            tf(
+                Key::RejectedReport,
+                &[
+                    &row.student,
+                    &row.source,
+                    &row.reason.as_deref().unwrap_or_default(),
+                ],
+            )
         );
     }
     let dir = store
@@ -435,16 +444,17 @@ fn write_outputs(
         .canonicalize()
         .unwrap_or_else(|_| store.dir.clone());
     println!(
-        "Reports are in {}{}:\nGradebook: {}\nClass report: {} and {}",
-        dir.display(),
-        if ignored {
-            " (its .gitignore keeps students' grades out of git)"
-        } else {
-            ""
-        },
-        csv.display(),
-        json.display(),
-        page.display()
+        "{}",
+        tf(
+            Key::ReportsAreIn,
+            &[
+                &dir.display(),
+                &if ignored { t(Key::KeptOutOfGit) } else { "" },
+                &csv.display(),
+                &json.display(),
+                &page.display(),
+            ],
+        )
     );
     Ok(())
 }
@@ -474,11 +484,7 @@ fn keep_out_of_git(workbook: &Workbook, out: &Path) -> Result<bool> {
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .find(|name| !OWN_FILES.contains(&name.as_str()) && !name.ends_with(".partial"));
     if let Some(name) = foreign {
-        println!(
-            "note: {} is inside the workbook and holds {name}, which grade-class did not write: \
-             add the folder to .gitignore yourself, or choose another --out",
-            out.display()
-        );
+        println!("{}", tf(Key::NotIgnored, &[&out.display(), &name]));
         return Ok(false);
     }
     std::fs::write(

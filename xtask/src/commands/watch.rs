@@ -139,7 +139,10 @@ fn check_now(workbook: &Workbook, chapter: &Chapter, style: Style, footer: &str)
                 println!("\n{}", words::tf(words::Key::WatchPasses, &[&chapter.id]));
             }
         }
-        Err(error) => eprintln!("error: {error:#}"),
+        Err(error) => eprintln!(
+            "{}",
+            words::tf(words::Key::ErrorPrefix, &[&format!("{error:#}")])
+        ),
     }
     term::print(format_args!("\n{}\n", style.dim(footer)));
 }

@@ -1,7 +1,11 @@
 //! A rubric's words in another language: `<lang>.toml` beside `chapter.toml` (today `ja.toml`)
 //! holds the hints, in the same order and number as the English ones, and each check's rule
-//! (`[titles]`, by check id). The grader shows them to a learner of that language; whatever a
-//! file lacks stays English. `verify` checks that a file that exists covers its rubric exactly.
+//! (`[titles]`, by check id). In a learner-tests chapter the rules are the mutants'
+//! descriptions: `[titles]` gives each `kills.<mutant>` check its mutant's description (the
+//! grader puts it in "catches a hidden bug: …" and in the survivor's message), and `[rewrites]`
+//! each rewrite's description, by the rewrite file's stem. The grader shows them to a learner of
+//! that language; whatever a file lacks stays English. `verify` checks that a file that exists
+//! covers its rubric exactly.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -11,6 +15,7 @@ use serde::Deserialize;
 
 use crate::curriculum::workbook::{Chapter, Rubric, Workbook};
 use crate::lang::Lang;
+use crate::lang::words::{Key, fill};
 
 /// One `<lang>.toml`.
 #[derive(Debug, Default, Deserialize)]
@@ -19,9 +24,12 @@ pub struct Translation {
     /// The hints, one per English hint, in its order.
     #[serde(default)]
     pub hints: Vec<String>,
-    /// Each check's rule, by check id.
+    /// Each check's rule, by check id (a mutant's description for a `kills.` check).
     #[serde(default)]
     pub titles: BTreeMap<String, String>,
+    /// Each rewrite's description, by the stem of its file (learner-tests chapters).
+    #[serde(default)]
+    pub rewrites: BTreeMap<String, String>,
 }
 
 /// The translation file of `lang` in a rubric folder; none for English.
@@ -66,6 +74,7 @@ pub fn apply(rubric: &mut Rubric, lang: Lang) {
     // A private rubric's own file first, then the public one it includes.
     let dirs = [Some(rubric.dir.clone()), rubric.public_dir.clone()];
     let mut hints_done = false;
+    let derived = rubric.learner_tests.is_some();
     for dir in dirs.iter().flatten() {
         let Ok(Some(translation)) = Translation::load(dir, lang) else {
             continue;
@@ -78,10 +87,92 @@ pub fn apply(rubric: &mut Rubric, lang: Lang) {
             if let Some(title) = translation.titles.get(&check.id)
                 && !title.trim().is_empty()
             {
-                check.title = title.clone();
+                check.title = if derived && check.id.starts_with(KILLS) {
+                    fill(Key::CatchesHiddenBug.text(lang), &[title])
+                } else {
+                    title.clone()
+                };
             }
         }
     }
+}
+
+/// The prefix of a learner-tests chapter's checks that are mutants' descriptions.
+const KILLS: &str = "kills.";
+
+/// A mutant's or a rewrite's description in `lang`, from the rubric's translation files: the
+/// `kills.<name>` rule, else the `[rewrites]` entry `name`. `None` in English or when no file
+/// has it.
+pub fn description(rubric: &Rubric, lang: Lang, name: &str) -> Option<String> {
+    let id = crate::curriculum::workbook::kill_check_id(name);
+    [Some(&rubric.dir), rubric.public_dir.as_ref()]
+        .into_iter()
+        .flatten()
+        .filter_map(|dir| Translation::load(dir, lang).ok().flatten())
+        .find_map(|translation| {
+            translation
+                .titles
+                .get(&id)
+                .or_else(|| translation.rewrites.get(name))
+                .filter(|text| !text.trim().is_empty())
+                .cloned()
+        })
+}
+
+/// The stems of a learner-tests rubric's rewrite files (`rewrite.toml` → `rewrite`).
+fn rewrite_names(rubric: &Rubric) -> Vec<String> {
+    rubric
+        .learner_tests
+        .iter()
+        .flat_map(|spec| &spec.rewrites)
+        .map(|file| file.strip_suffix(".toml").unwrap_or(file).to_owned())
+        .collect()
+}
+
+/// The grader's Japanese, as ci's translations stage reports it: the catalogue of the CLI's words
+/// (each key carries both languages, so a key cannot lack its Japanese; one left equal to its
+/// English counts as untranslated) and every ready chapter's `ja.toml` (hints, each check's rule,
+/// a learner-tests chapter's mutants and rewrites). Prints one line each; true when nothing lacks
+/// its Japanese. A check's evidence message (the panic of a hidden check) stays English and is
+/// not counted here.
+pub fn grader_report(workbook: &Workbook) -> Result<bool> {
+    use crate::lang::words::{Key, untranslated};
+    let untranslated = untranslated();
+    println!(
+        "   grader: {} CLI texts in English and Japanese, {} untranslated{}",
+        Key::ALL.len(),
+        untranslated.len(),
+        if untranslated.is_empty() {
+            String::new()
+        } else {
+            format!(" ({untranslated:?})")
+        }
+    );
+    let (mut complete, mut hints, mut rules) = (0, 0, 0);
+    let mut problems = Vec::new();
+    let ready: Vec<&Chapter> = workbook.ready_chapters().collect();
+    for chapter in &ready {
+        let rubric = Rubric::for_chapter(workbook, chapter, None)?;
+        match coverage(&rubric.dir, &rubric, Lang::Ja) {
+            Coverage::Complete => {
+                complete += 1;
+                hints += rubric.hints.len();
+                rules += rubric.checks.len();
+            }
+            Coverage::Missing { .. } => problems.push(format!("{}: no ja.toml", chapter.id)),
+            Coverage::Inconsistent(found) => {
+                problems.push(format!("{}: ja.toml: {}", chapter.id, found.join("; ")));
+            }
+        }
+    }
+    println!(
+        "   grader: {complete} of {} chapters' ja.toml complete ({hints} hints, {rules} rules)",
+        ready.len()
+    );
+    for problem in &problems {
+        println!("   grader: {problem}");
+    }
+    Ok(untranslated.is_empty() && problems.is_empty())
 }
 
 /// How far a chapter's translation covers its rubric.
@@ -121,12 +212,12 @@ pub fn coverage(dir: &Path, rubric: &Rubric, lang: Lang) -> Coverage {
     }
     let ids: BTreeSet<&str> = rubric.checks.iter().map(|c| c.id.as_str()).collect();
     // A learner-tests chapter's checks come from its mutants, whose descriptions are the rules:
-    // a title for them is welcome, not required.
+    // each `kills.` check needs its description; the suite's own two rules are the catalogue's.
     let derived = rubric.learner_tests.is_some();
     let untitled: Vec<&str> = ids
         .iter()
         .copied()
-        .filter(|_| !derived)
+        .filter(|id| !derived || id.starts_with(KILLS))
         .filter(|id| {
             translation
                 .titles
@@ -145,6 +236,35 @@ pub fn coverage(dir: &Path, rubric: &Rubric, lang: Lang) -> Coverage {
         .collect();
     if !unknown.is_empty() {
         problems.push(format!("rules for unknown checks {}", unknown.join(", ")));
+    }
+    let rewrites = rewrite_names(rubric);
+    let undescribed: Vec<&str> = rewrites
+        .iter()
+        .map(String::as_str)
+        .filter(|name| {
+            translation
+                .rewrites
+                .get(*name)
+                .is_none_or(|text| text.trim().is_empty())
+        })
+        .collect();
+    if !undescribed.is_empty() {
+        problems.push(format!(
+            "no description for rewrite {}",
+            undescribed.join(", ")
+        ));
+    }
+    let unknown: Vec<&str> = translation
+        .rewrites
+        .keys()
+        .map(String::as_str)
+        .filter(|name| !rewrites.iter().any(|known| known == name))
+        .collect();
+    if !unknown.is_empty() {
+        problems.push(format!(
+            "descriptions for unknown rewrites {}",
+            unknown.join(", ")
+        ));
     }
     if problems.is_empty() {
         Coverage::Complete
@@ -281,6 +401,54 @@ hints = ["一つ目"]
             coverage(&dir, &rubric, Lang::Ja),
             Coverage::Inconsistent(_)
         ));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_learner_tests_chapter_describes_every_mutant_and_rewrite() {
+        let dir = folder("kills", None);
+        let mut rubric = english(&dir);
+        rubric.checks[1].id = "kills.no_jitter".to_owned();
+        rubric.learner_tests = Some(crate::curriculum::workbook::LearnerTests {
+            under_test: Vec::new(),
+            max_suite_ms: 1_000,
+            suite: "src/suite.rs".to_owned(),
+            rewrites: vec!["rewrite.toml".to_owned()],
+        });
+        let hints = "hints = [\"一つ目\", \"二つ目\"]\n";
+        std::fs::write(dir.join("ja.toml"), hints).unwrap();
+        let Coverage::Inconsistent(problems) = coverage(&dir, &rubric, Lang::Ja) else {
+            panic!("a mutant without its description passed");
+        };
+        assert_eq!(
+            problems,
+            [
+                "no rule for kills.no_jitter",
+                "no description for rewrite rewrite"
+            ]
+        );
+        let complete = format!(
+            "{hints}[titles]\n\"kills.no_jitter\" = \"ジッターなし。\"\n\
+             [rewrites]\nrewrite = \"書き換え\"\n"
+        );
+        std::fs::write(dir.join("ja.toml"), complete).unwrap();
+        assert_eq!(coverage(&dir, &rubric, Lang::Ja), Coverage::Complete);
+        // The rule is the catalogue's "catches a hidden bug" around the description.
+        apply(&mut rubric, Lang::Ja);
+        assert_eq!(
+            rubric.checks[1].title,
+            "隠れたバグを見つける: ジッターなし。"
+        );
+        assert_eq!(rubric.checks[0].title, "the rule of calls.one");
+        assert_eq!(
+            description(&rubric, Lang::Ja, "no_jitter").as_deref(),
+            Some("ジッターなし。")
+        );
+        assert_eq!(
+            description(&rubric, Lang::Ja, "rewrite").as_deref(),
+            Some("書き換え")
+        );
+        assert_eq!(description(&rubric, Lang::En, "no_jitter"), None);
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -195,13 +195,20 @@ impl Workbook {
             .chapters()
             .min_by_key(|chapter| distance(chapter))
             .filter(|chapter| distance(chapter) <= (name.chars().count() / 3).max(2));
+        // Each chapter named with its title in the learner's language, as `list` names it.
+        let po = crate::report::book_lang::book_po(self);
+        let named = |chapter: &Chapter| {
+            let title = po.translation(&chapter.title).unwrap_or(&chapter.title);
+            format!("{} · {title}", chapter.id)
+        };
         match nearest {
             Some(chapter) => tf(
                 Key::NoChapterDidYouMean,
-                &[&wanted, chapter, &chapter.stem()],
+                &[&wanted, &named(chapter), &chapter.stem()],
             ),
             None => {
-                let known: Vec<String> = self.chapters().map(|c| format!("  {c}")).collect();
+                let known: Vec<String> =
+                    self.chapters().map(|c| format!("  {}", named(c))).collect();
                 tf(Key::NoChapterNameOne, &[&wanted, &known.join("\n")])
             }
         }

@@ -353,7 +353,10 @@ fn run_planned(
         .map(|check| Duration::from_millis(check.timeout_ms))
         .max()
         .unwrap_or(Duration::from_secs(10));
-    let status = Activity::start(Mode::for_stderr(build.show_progress), "Running the checks");
+    let status = Activity::start(
+        Mode::for_stderr(build.show_progress),
+        crate::lang::words::t(crate::lang::words::Key::StatusRunningChecks),
+    );
     let runs = runner::run_all(
         &built.test_binary,
         plan,

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use crate::lang::words::{Key, t, tf};
 use crate::report::model::Outcome;
 use crate::sandbox::{self, Cause, Ending, Finished, Limits};
 use crate::status::{Activity, seconds};
@@ -82,10 +83,9 @@ pub fn run_all(
         HashMap::new()
     } else {
         let wall = together_wall.min(MAX_TOGETHER);
-        status.next(format!(
-            "Running {} together (at most {})",
-            what_runs(&plan.iter().collect::<Vec<_>>()),
-            seconds(wall)
+        status.next(tf(
+            Key::StatusTogether,
+            &[&what_runs(&plan.iter().collect::<Vec<_>>()), &seconds(wall)],
         ));
         run_together(binary, plan, scratch, parallel, wall)?
     };
@@ -96,10 +96,13 @@ pub fn run_all(
     if !alone.is_empty() {
         let workers = parallel.max(1).min(alone.len());
         let limits: Vec<Duration> = alone.iter().map(|p| p.limits.wall).collect();
-        status.next(format!(
-            "Running {} alone, {workers} at a time (at most {})",
-            what_runs(&alone),
-            seconds(longest_schedule(&limits, workers))
+        status.next(tf(
+            Key::StatusAlone,
+            &[
+                &what_runs(&alone),
+                &workers,
+                &seconds(longest_schedule(&limits, workers)),
+            ],
         ));
     }
     let next = AtomicUsize::new(0);
@@ -158,18 +161,16 @@ fn what_runs(runs: &[&Planned]) -> String {
         .iter()
         .filter(|p| p.label.starts_with("tests/"))
         .count();
-    let count = |count: usize, noun: &str| match count {
-        1 => format!("1 {noun}"),
-        _ => format!("{count} {noun}s"),
+    let count = |count: usize, one: Key, many: Key| match count {
+        1 => t(one).to_owned(),
+        _ => tf(many, &[&count]),
     };
+    let checks = |n| count(n, Key::OneCheck, Key::ManyChecks);
+    let visible = |n| count(n, Key::OneVisibleTest, Key::ManyVisibleTests);
     match (runs.len() - tests, tests) {
-        (checks, 0) => count(checks, "check"),
-        (0, tests) => count(tests, "visible test"),
-        (checks, tests) => format!(
-            "{} and {}",
-            count(checks, "check"),
-            count(tests, "visible test")
-        ),
+        (n, 0) => checks(n),
+        (0, n) => visible(n),
+        (c, v) => tf(Key::ChecksAndTests, &[&checks(c), &visible(v)]),
     }
 }
 
@@ -409,11 +410,7 @@ fn run_one(
         }
     } else if run.passed.len() + run.failed.len() > 1 {
         Outcome::Failed {
-            message: "your code printed a line that reads like the test runner's verdict \
-                      (`test <name> ... ok`); the grader reads a check's result from those \
-                      lines, so a run that prints one cannot be trusted. Print progress in \
-                      other words"
-                .to_owned(),
+            message: t(Key::PrintedAVerdict).to_owned(),
             // Said as it is: the message names the learner's code itself.
             location: None,
             in_graded_code: false,
@@ -482,27 +479,28 @@ pub fn interpret(
                 limit_ms: limits.wall.as_millis() as u64,
             },
             _ if stderr.contains("has overflowed its stack") => Outcome::Crashed {
-                reason: "the stack overflowed (unbounded recursion?)".to_owned(),
+                reason: t(Key::StackOverflowed).to_owned(),
             },
             _ if stderr.contains("memory allocation of") => Outcome::Crashed {
-                reason: format!(
-                    "ran out of memory: {} (the limit is {} MiB)",
-                    first_line_containing(stderr, "memory allocation of"),
-                    limits.memory_bytes / (1024 * 1024)
+                reason: tf(
+                    Key::OutOfMemory,
+                    &[
+                        &first_line_containing(stderr, "memory allocation of"),
+                        &(limits.memory_bytes / (1024 * 1024)),
+                    ],
                 ),
             },
             Cause::Abort => Outcome::Crashed {
-                reason: "the process aborted (std::process::abort, or a panic during a panic)"
-                    .to_owned(),
+                reason: t(Key::ProcessAborted).to_owned(),
             },
             Cause::Killed => Outcome::Crashed {
-                reason: format!(
-                    "the process was killed, most likely for exceeding the {} MiB memory limit",
-                    limits.memory_bytes / (1024 * 1024)
+                reason: tf(
+                    Key::ProcessKilledMemory,
+                    &[&(limits.memory_bytes / (1024 * 1024))],
                 ),
             },
             Cause::Other(description) => Outcome::Crashed {
-                reason: format!("the process was killed by {description}"),
+                reason: tf(Key::ProcessKilledBy, &[&description]),
             },
         };
     }
@@ -531,10 +529,8 @@ pub fn interpret(
     }
     Outcome::Crashed {
         reason: match status.and_then(ExitStatus::code) {
-            Some(code) => format!(
-                "the process exited with code {code} before the check finished (std::process::exit?)"
-            ),
-            None => "the process ended without a result".to_owned(),
+            Some(code) => tf(Key::ProcessExited, &[&code]),
+            None => t(Key::ProcessEndedWithoutResult).to_owned(),
         },
     }
 }

@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 
 use crate::curriculum::shown_answers::{RUN_TOKENS, Token, tokens};
+use crate::lang::words::{Key, tf};
 
 /// Names that reach outside the code under test wherever they appear as code: the modules and
 /// types that read files, the environment, the process or the network, and the macros that read
@@ -55,11 +56,7 @@ pub fn refusal(files: &[(String, String)], under_test: &[(String, String)]) -> O
     for (file, text) in files {
         let file_tokens = tokens(text);
         if let Some((line, name)) = reaches_outside(&file_tokens) {
-            return Some(format!(
-                "{file}:{line} uses `{name}`: a suite may not read files, the environment or the \
-                 process, nor use the network — it tests the code by calling it. If `{name}` is \
-                 only a name of yours, rename it"
-            ));
+            return Some(tf(Key::SuiteReachesOutside, &[file, &line, &name]));
         }
         suite.extend(file_tokens);
     }
@@ -68,12 +65,8 @@ pub fn refusal(files: &[(String, String)], under_test: &[(String, String)]) -> O
     for (file, text) in under_test {
         let share = copied_share(&shapes(&tokens(text)), &runs);
         if share >= COPIED_SHARE {
-            return Some(format!(
-                "your tests hold a copy of {file} ({:.0}% of its code, renamed or not): a suite \
-                 that compares the code with a copy of itself only checks that it did not \
-                 change. Check what the code must do instead",
-                share * 100.0
-            ));
+            let percent = format!("{:.0}", share * 100.0);
+            return Some(tf(Key::SuiteHoldsCopy, &[file, &percent]));
         }
     }
     None

@@ -21,12 +21,17 @@ use crate::build::crate_copy::CrateCopy;
 use crate::build::harness::{self, Graded};
 use crate::curriculum::mutants::{self, Mutant};
 use crate::curriculum::shipped::Shipped;
+use crate::curriculum::translation;
 use crate::curriculum::workbook::{
     LearnerTests, Rubric, SUITE_FAST, SUITE_GREEN, display_path, kill_check_id,
 };
 use crate::grade::request::start_report;
 use crate::grade::runner::{self, RunTo};
 use crate::grade::suite_rules;
+use crate::lang::{
+    self,
+    words::{Key, t, tf},
+};
 use crate::report::model::Outcome;
 use crate::sandbox::{Ending, Limits};
 use crate::util::{Shuffler, stable_hash};
@@ -105,7 +110,8 @@ pub fn grade(request: &Request, spec: &LearnerTests) -> Result<Report> {
     report.results = results(rubric, spec, &run, &all, verdict);
     report.total();
     if !report.passed {
-        report.start_here = Some(format!("{learner_path}/{} (your tests)", spec.suite));
+        let suite = format!("{learner_path}/{}", spec.suite);
+        report.start_here = Some(tf(Key::YourTests, &[&suite]));
     }
     Ok(report)
 }
@@ -176,18 +182,23 @@ fn judge(
         &mut Shuffler::unpredictable(),
     );
     let runs = suite.build_and_run_in_slots(slots, &trials)?;
+    // A description in the learner's language, where the chapter's translation has it.
+    let described = |copy: &Mutant| {
+        translation::description(request.rubric, lang::current(), &copy.name)
+            .unwrap_or_else(|| copy.description.clone())
+    };
     for (trial, run) in trials.iter().zip(runs) {
         match trial {
             Trial::Rewrite(rewrite) => {
                 if verdict.green
-                    && let Some(message) = fails_on_rewrite(rewrite, &run)
+                    && let Some(message) = fails_on_rewrite(&described(rewrite), &run)
                 {
                     verdict.green = false;
                     verdict.green_outcome = failed(message);
                 }
             }
             Trial::Mutant(index, mutant) => {
-                verdict.killed[*index] = Some(kill_outcome(mutant, run));
+                verdict.killed[*index] = Some(kill_outcome(mutant, &described(mutant), run));
             }
         }
     }
@@ -205,16 +216,11 @@ fn results(
 ) -> Vec<CheckResult> {
     let green = verdict.green;
     let fast = if !green {
-        failed("not measured: your tests must first pass on the correct code".to_owned())
+        failed(t(Key::SuiteNotMeasured).to_owned())
     } else if run.elapsed.as_millis() as u64 > spec.max_suite_ms {
-        failed(format!(
-            "your tests took {} ms of real time on the correct code (the limit is {} ms): \
-             a real sleep is the usual cause (use tokio's paused clock, \
-             `#[tokio::test(start_paused = true)]`, so sleeps cost nothing, and never \
-             std::thread::sleep); if your tests do not sleep, they do too much work: fewer \
-             proptest cases or smaller inputs",
-            run.elapsed.as_millis(),
-            spec.max_suite_ms
+        failed(tf(
+            Key::SuiteTooSlow,
+            &[&run.elapsed.as_millis(), &spec.max_suite_ms],
         ))
     } else {
         Outcome::Passed
@@ -226,11 +232,7 @@ fn results(
     for (mutant, outcome) in all.iter().zip(verdict.killed) {
         let outcome = match outcome {
             Some(outcome) if green => outcome,
-            _ => failed(
-                "not counted: your tests must first pass on the correct code and on every copy \
-                 of it written differently"
-                    .to_owned(),
-            ),
+            _ => failed(t(Key::SuiteNotCounted).to_owned()),
         };
         results.push(row(rubric, &kill_check_id(&mutant.name), outcome, run));
     }
@@ -295,16 +297,14 @@ fn failed(message: String) -> Outcome {
 
 fn not_green(run: &SuiteRun) -> String {
     if let Some(trouble) = &run.trouble {
-        format!("your test run did not finish normally: {trouble}")
+        tf(Key::SuiteRunTrouble, &[trouble])
     } else if !run.failed.is_empty() {
-        format!(
-            "{} of your tests fail on the correct code ({}); a test must pass when the code is right",
-            run.failed.len(),
-            run.failed.join(", ")
+        tf(
+            Key::SuiteFailsOnCorrect,
+            &[&run.failed.len(), &run.failed.join(", ")],
         )
     } else {
-        "no test ran: an empty suite catches nothing; write #[test] or #[tokio::test] functions"
-            .to_owned()
+        t(Key::SuiteEmpty).to_owned()
     }
 }
 
@@ -315,7 +315,7 @@ fn lower_first(text: &str) -> String {
             .to_lowercase()
             .chain(chars)
             .collect::<String>()
-            .trim_end_matches('.')
+            .trim_end_matches(['.', '。'])
             .to_owned(),
         None => String::new(),
     }
@@ -410,39 +410,27 @@ fn trial_order<'a>(
 }
 
 /// Why the suite is not green on `rewrite`, or `None` when it is.
-fn fails_on_rewrite(rewrite: &Mutant, run: &BuildOutcome<SuiteRun>) -> Option<String> {
+fn fails_on_rewrite(rewrite: &str, run: &BuildOutcome<SuiteRun>) -> Option<String> {
     match run {
         BuildOutcome::Built(run) if run.green() => None,
-        BuildOutcome::Built(run) => Some(format!(
-            "your tests pass on the shipped code but not on a copy of it that behaves exactly the \
-             same and is only written differently ({}); {}. A test must check what the code \
-             does, never its text",
-            rewrite.description,
-            lower_first(&not_green(run)),
+        BuildOutcome::Built(run) => Some(tf(
+            Key::SuiteFailsOnRewrite,
+            &[&rewrite, &lower_first(&not_green(run))],
         )),
-        BuildOutcome::Failed(_) => Some(format!(
-            "your tests do not compile against a copy of the code under test that is only \
-             written differently ({}): they must use its public items only",
-            rewrite.description,
-        )),
+        BuildOutcome::Failed(_) => Some(tf(Key::SuiteRewriteDoesNotCompile, &[&rewrite])),
     }
 }
 
 /// Whether the suite caught `mutant`, from its run on it.
-fn kill_outcome(mutant: &Mutant, run: BuildOutcome<SuiteRun>) -> Outcome {
+fn kill_outcome(mutant: &Mutant, description: &str, run: BuildOutcome<SuiteRun>) -> Outcome {
     match run {
-        BuildOutcome::Built(run) if run.green() => failed(format!(
-            "a hidden mutant survived your tests — {}. All {} of your tests passed on it; add a \
-             test that fails when the code does this",
-            lower_first(&mutant.description),
-            run.passed
+        BuildOutcome::Built(run) if run.green() => failed(tf(
+            Key::MutantSurvived,
+            &[&lower_first(description), &run.passed],
         )),
         BuildOutcome::Built(_) => Outcome::Passed,
         BuildOutcome::Failed(_) => Outcome::Crashed {
-            reason: format!(
-                "mutant {} does not compile (an author's error, not yours)",
-                mutant.name
-            ),
+            reason: tf(Key::MutantDoesNotCompile, &[&mutant.name]),
         },
     }
 }
@@ -489,10 +477,7 @@ impl Suite<'_> {
                 if self.build.show_progress {
                     // One count for rewrites and mutants alike: the status line tells nothing
                     // of which is which either.
-                    compile::show_status(&format!(
-                        "Running your tests on copies of the code: {started} of {}",
-                        trials.len()
-                    ));
+                    compile::show_status(&tf(Key::StatusSuiteCopies, &[&started, &trials.len()]));
                 }
                 let members = &slots.members[first..first + round.len()];
                 for ((dir, package), trial) in members.iter().zip(round) {
@@ -641,22 +626,18 @@ impl Suite<'_> {
             run.passed += tests.passed.len();
             run.failed.extend(tests.failed);
             if tests.flooded {
-                run.trouble = Some(format!(
-                    "the tests of {target} printed more than {} MiB",
-                    limits.output_bytes / (1024 * 1024)
+                run.trouble = Some(tf(
+                    Key::TestsPrintedTooMuch,
+                    &[target, &(limits.output_bytes / (1024 * 1024))],
                 ));
                 continue;
             }
             match tests.finished.ending {
                 Ending::TimedOut => {
-                    run.trouble = Some(format!(
-                        "the tests of {target} did not finish within {} s",
-                        limits.wall.as_secs()
-                    ))
+                    run.trouble = Some(tf(Key::TestsTimedOut, &[target, &limits.wall.as_secs()]))
                 }
                 Ending::Exited(status) if !status.success() && run.failed.is_empty() => {
-                    run.trouble =
-                        Some(format!("the tests of {target} ended abnormally ({status})"));
+                    run.trouble = Some(tf(Key::TestsEndedAbnormally, &[target, &status]));
                 }
                 // Stopped at its first failed test, which `run.failed` names.
                 Ending::Settled | Ending::Exited(_) => {}

@@ -1,9 +1,12 @@
-//! Every word of the learner's commands (`check`, `watch`, `hint`, `list`, `solution`, `reset`,
-//! the status line), the grader's own errors for them and the class report's headings, keyed, in
-//! each language the grader speaks. A text names its arguments by
-//! position (`{0}`, `{1}`), so a language can put them in its own order. A check's evidence
-//! message (the panic of a hidden check) is not here: it stays English for now, as rustc's own
-//! messages do.
+//! Every word of the learner's commands (`check`, `watch`, `hint`, `list`, `solution`, `reset`),
+//! of the status line and the progress lines a grading prints, of a learner-tests chapter's
+//! verdicts, of the grader's own errors, and of `grade-class` (its page's headings and paragraphs,
+//! its lines on the terminal), keyed, in each language the grader speaks: a key cannot exist
+//! without both texts, and ci's translations stage fails on one whose Japanese is its English. A
+//! text names its arguments by position (`{0}`, `{1}`), so a language can put them in its own
+//! order. Not here: a check's evidence message (the panic of a hidden check) stays English for
+//! now, as rustc's own messages do; the gradebook's CSV and the JSON reports keep English names,
+//! as spreadsheets and scripts read them; clap's `--help` is English.
 
 use std::fmt::Display;
 
@@ -20,7 +23,6 @@ macro_rules! catalogue {
 
         impl Key {
             /// Every key, in the order of the catalogue.
-            #[cfg(test)]
             pub const ALL: &[Key] = &[$(Key::$key,)*];
 
             /// The text in `lang`, with its `{n}` placeholders.
@@ -193,23 +195,23 @@ catalogue! {
         "{0} を配布時の状態に戻しました（ファイルがありませんでした）。";
     NotShipped => "{0} was not shipped with {1}; its shipped files are {2}",
         "{0} は {1} の配布ファイルではありません。配布ファイルは {2} です";
-    // A learner-tests chapter's rules (a mutant's description stays English for now).
+    // A learner-tests chapter's rules (a mutant's description comes from the chapter's ja.toml).
     SuitePassesOnCorrectCode => "your tests pass on the correct code",
         "あなたのテストが正しいコードで合格する";
     SuiteRunsOnVirtualTime => "your tests run in under {0} ms of real time",
         "あなたのテストが実時間 {0} ms 未満で終わる";
     CatchesHiddenBug => "catches a hidden bug: {0}", "隠れたバグを見つける: {0}";
-    // The class report's headings (its explanations stay English for now).
+    // The class report's headings.
     ClassReport => "Class report", "クラスのレポート";
     DistributionOfTotals => "Distribution of totals", "合計点の分布";
     WhereTheClassIs => "Where the class is", "クラスの進み具合";
     WhatToTeachAgain => "What to teach again", "もう一度教えたいこと";
-    Students => "Students", "受講者";
+    Students => "Students", "学生";
     ColumnChapter => "chapter", "章";
     ColumnPassing => "passing", "合格率";
     ColumnBook => "book", "本書";
     ColumnLeftOut => "left out", "対象外";
-    ColumnStudent => "student", "受講者";
+    ColumnStudent => "student", "学生";
     ColumnStatus => "status", "状態";
     ColumnTotal => "total", "合計";
     // The grader's own errors.
@@ -220,8 +222,8 @@ catalogue! {
         一覧できます";
     NoChapterDidYouMean => "there is no chapter `{0}`; did you mean {1} ({2})? `cargo xtask list` \
         shows every chapter",
-        "章 `{0}` はありません。{1}（{2}）のことでしょうか。`cargo xtask list` ですべての章を\
-        表示できます";
+        "章 `{0}` はありません。{1} — フォルダー {2} のことでしょうか。`cargo xtask list` で\
+        すべての章を表示できます";
     NoChapterNameOne => "there is no chapter `{0}`; name one by its id (ch08), number (8), folder \
         (ch08-full-jitter) or slug (full-jitter):\n{1}",
         "章 `{0}` はありません。ID（ch08）、番号（8）、フォルダー名（ch08-full-jitter）または\
@@ -234,9 +236,264 @@ catalogue! {
         command from the workbook's folder",
         "{0} はワークブックのコピーの中ではありません（ここにもその上にも {1} がありません）。\
         ワークブックのフォルダーでコマンドを実行してください";
+    // The status line and the progress lines (a plain line when stderr is not a terminal).
+    StatusCompiling => "Compiling the checks", "チェックをコンパイルしています";
+    StatusCompilingWith => "Compiling the checks with {0}", "{0} とチェックをコンパイルしています";
+    StatusCompilingCold => "Compiling the checks and the chapter's dependencies (only the first \
+        time)",
+        "チェックと章の依存クレートをコンパイルしています（初回のみ）";
+    StatusCrates => "{0}/{1} crates · {2}", "{0}/{1} クレート · {2}";
+    StatusRunningChecks => "Running the checks", "チェックを実行しています";
+    StatusTogether => "Running {0} together (at most {1})",
+        "{0}をまとめて実行しています（最大 {1}）";
+    StatusAlone => "Running {0} alone, {1} at a time (at most {2})",
+        "{0}を 1 件ずつ単独で、同時に {1} 件まで実行しています（最大 {2}）";
+    OneCheck => "1 check", "チェック 1 件";
+    ManyChecks => "{0} checks", "チェック {0} 件";
+    OneVisibleTest => "1 visible test", "公開テスト 1 件";
+    ManyVisibleTests => "{0} visible tests", "公開テスト {0} 件";
+    ChecksAndTests => "{0} and {1}", "{0}と{1}";
+    StatusSuiteCopies => "Running your tests on copies of the code: {0} of {1}",
+        "コードのコピーであなたのテストを実行しています: {1} 件中 {0} 件目";
+    Seconds => "{0} s", "{0} 秒";
+    // A learner-tests chapter's verdicts (the grader's own words, not a check's evidence).
+    YourTests => "{0} (your tests)", "{0}（あなたのテスト）";
+    SuiteNotMeasured => "not measured: your tests must first pass on the correct code",
+        "計測していません: まずあなたのテストが正しいコードで合格する必要があります";
+    SuiteTooSlow => "your tests took {0} ms of real time on the correct code (the limit is {1} \
+        ms): a real sleep is the usual cause (use tokio's paused clock, \
+        `#[tokio::test(start_paused = true)]`, so sleeps cost nothing, and never \
+        std::thread::sleep); if your tests do not sleep, they do too much work: fewer proptest \
+        cases or smaller inputs",
+        "あなたのテストは正しいコードで実時間 {0} ms かかりました（上限は {1} ms）。よくある原因は\
+        実際のスリープです。tokio の一時停止したクロック（`#[tokio::test(start_paused = true)]`）\
+        を使えばスリープは時間を使いません。std::thread::sleep は決して使わないでください。\
+        スリープしていないなら、テストの処理が多すぎます。proptest のケースを減らすか、\
+        入力を小さくしてください";
+    SuiteNotCounted => "not counted: your tests must first pass on the correct code and on every \
+        copy of it written differently",
+        "数えていません: まずあなたのテストが、正しいコードと、書き方だけが違うそのすべての\
+        コピーで合格する必要があります";
+    SuiteRunTrouble => "your test run did not finish normally: {0}",
+        "あなたのテストの実行が正常に終わりませんでした: {0}";
+    SuiteFailsOnCorrect => "{0} of your tests fail on the correct code ({1}); a test must pass \
+        when the code is right",
+        "あなたのテストのうち {0} 件が正しいコードで失敗します（{1}）。コードが正しければ\
+        テストは合格しなければなりません";
+    SuiteEmpty => "no test ran: an empty suite catches nothing; write #[test] or #[tokio::test] \
+        functions",
+        "テストが 1 つも実行されませんでした。空のテストスイートは何も見つけません。\
+        #[test] か #[tokio::test] の関数を書いてください";
+    SuiteFailsOnRewrite => "your tests pass on the shipped code but not on a copy of it that \
+        behaves exactly the same and is only written differently ({0}); {1}. A test must check \
+        what the code does, never its text",
+        "あなたのテストは配布時のコードでは合格しますが、動作はまったく同じで書き方だけが違う\
+        コピーでは合格しません（{0}）。{1}。テストはコードの文面ではなく、コードが何をするかを\
+        確かめなければなりません";
+    SuiteRewriteDoesNotCompile => "your tests do not compile against a copy of the code under \
+        test that is only written differently ({0}): they must use its public items only",
+        "あなたのテストは、書き方だけが違うテスト対象のコードのコピーに対してコンパイルできません\
+        （{0}）。テストは公開された項目だけを使わなければなりません";
+    MutantSurvived => "a hidden mutant survived your tests — {0}. All {1} of your tests passed \
+        on it; add a test that fails when the code does this",
+        "隠れたミュータントがあなたのテストを生き延びました — {0}。あなたのテスト {1} 件はすべて\
+        これに合格しました。コードがこう動いたときに失敗するテストを追加してください";
+    MutantDoesNotCompile => "mutant {0} does not compile (an author's error, not yours)",
+        "ミュータント {0} がコンパイルできません（作者の誤りで、あなたの誤りではありません）";
+    TestsPrintedTooMuch => "the tests of {0} printed more than {1} MiB",
+        "{0} のテストが {1} MiB を超えて出力しました";
+    TestsTimedOut => "the tests of {0} did not finish within {1} s",
+        "{0} のテストが {1} 秒以内に終わりませんでした";
+    TestsEndedAbnormally => "the tests of {0} ended abnormally ({1})",
+        "{0} のテストが異常終了しました（{1}）";
+    SuiteReachesOutside => "{0}:{1} uses `{2}`: a suite may not read files, the environment or \
+        the process, nor use the network — it tests the code by calling it. If `{2}` is only a \
+        name of yours, rename it",
+        "{0}:{1} で `{2}` を使っています。テストスイートはファイル、環境変数、プロセスを読んだり、\
+        ネットワークを使ったりしてはいけません。コードは呼び出して確かめます。`{2}` が\
+        あなたの付けた名前にすぎないなら、名前を変えてください";
+    SuiteHoldsCopy => "your tests hold a copy of {0} ({1}% of its code, renamed or not): a suite \
+        that compares the code with a copy of itself only checks that it did not change. Check \
+        what the code must do instead",
+        "あなたのテストは {0} のコピーを含んでいます（名前を変えたかどうかにかかわらず、コードの \
+        {1}%）。コードを自分自身のコピーと比べるテストスイートは、コードが変わっていないことしか\
+        確かめません。代わりに、コードがすべきことを確かめてください";
+    // A chapter's status in the class report (the gradebook's CSV keeps the English words).
+    StatusMissing => "missing", "提出なし";
+    StatusDoesNotCompile => "does not compile", "コンパイル不可";
+    StatusPartial => "partial", "一部合格";
+    StatusDone => "done", "完了";
+    // A student's status in the class report.
+    StudentGraded => "graded", "採点済み";
+    StudentFailed => "failed", "採点できず";
+    StudentRejected => "rejected", "却下";
+    // The class report's paragraphs.
+    MadeBy => "Made {0} by grader {1} with checks {2}{3}.",
+        "作成 {0}、採点器 {1}、チェック {2}{3}。";
+    DueOn => ", due {0}", "、締め切り {0}";
+    ClassSummary => "{0} students: {1} graded, {2} could not be graded, {3} missing, {4} reports \
+        rejected. Chapters: {5}.",
+        "学生 {0} 人: 採点済み {1} 人、採点できず {2} 人、提出なし {3} 人、却下したレポート \
+        {4} 件。章: {5}。";
+    UntrustedWarning => "<strong>{0} result(s) are not trusted</strong>: the student controlled \
+        the grader or the checks that produced them (their own workflow or machine), or they came \
+        from an untrusted folder. They are feedback, not grades; they are marked {1} below.",
+        "<strong>{0} 件の結果は信頼できません</strong>。その結果を出した採点器かチェックを\
+        学生自身が管理していた（学生自身のワークフローやマシン）か、信頼しないフォルダーから\
+        来た結果です。成績ではなくフィードバックとして扱ってください。下の表では {1} の印が\
+        付いています。";
+    Trusted => "trusted", "信頼できる";
+    UntrustedFolder => "it came from a folder given as --untrusted-reports",
+        "--untrusted-reports で指定したフォルダーから来た結果です";
+    UntrustedOwnCopy => "the student's own copy of the grader produced it (their own workflow or \
+        machine): feedback, not a grade",
+        "学生自身の採点器のコピー（学生自身のワークフローやマシン）が出した結果です。\
+        成績ではなくフィードバックです";
+    UntrustedOtherChecks => "it was graded with checks that differ from yours",
+        "あなたのものとは異なるチェックで採点された結果です";
+    UntrustedOtherGrader => "it was graded by a grader of the same version built from other \
+        sources than yours",
+        "同じバージョンでも、あなたのものとは異なるソースからビルドされた採点器で\
+        採点された結果です";
+    Untrusted => "untrusted", "信頼できない";
+    HistogramLabel => "How many students have each total", "合計点ごとの学生数";
+    HistogramBar => "{0} student(s) with {1} to {2} points", "{1}〜{2} 点の学生 {0} 人";
+    TotalsStats => "{0} graded · mean {1} · median {2} · lowest {3} · highest {4} (of {5} points)",
+        "採点済み {0} 人 · 平均 {1} · 中央値 {2} · 最低 {3} · 最高 {4}（{5} 点満点）";
+    ChaptersExplained => "Graded students by their status in each chapter: <em>not started</em> \
+        (the exercise is as shipped), <em>does not compile</em>, <em>partial</em> (it compiles, \
+        some check fails), <em>done</em> (every point), or <em>missing</em> (no folder for the \
+        chapter).",
+        "採点済みの学生を、章ごとの状態で数えます。<em>未着手</em>（演習が配布時のまま）、\
+        <em>コンパイル不可</em>、<em>一部合格</em>（コンパイルできるが、不合格のチェックがある）、\
+        <em>完了</em>（満点）、<em>提出なし</em>（その章のフォルダーがない）のいずれかです。";
+    TeachAgainExplained => "Every check of every chapter with the share of the students who \
+        attempted the chapter, and whose code compiles, that pass it: the rules most missed \
+        first. The students who have not started the chapter, whose code does not compile or who \
+        lack it tell nothing about a rule; they are counted beside. Checks of a chapter nobody \
+        attempted come last.",
+        "すべての章のすべてのチェックについて、その章に取り組みコードがコンパイルできる学生の\
+        うち、そのチェックに合格した人の割合を示します。合格の少ないルールから順に並べています。\
+        章に未着手の学生、コードがコンパイルできない学生、章のフォルダーがない学生からは\
+        ルールについて何もわからないため、割合には含めず、横の列に人数を示します。\
+        だれも取り組んでいない章のチェックは最後に並びます。";
+    StudentsExplained => "Each chapter's weighted points, the student's status in it and the \
+        checks passed; a chapter's failed checks are folded under it.",
+        "章ごとの重み付きの点数、その章での学生の状態、合格したチェックの数です。\
+        章の不合格のチェックは、その下に折りたたんであります。";
+    Late => " · late", " · 期限後";
+    ChecksPassedOf => " · {0} of {1} checks", " · チェック {1} 件中 {0} 件合格";
+    PointsOfRubric => "{0}/{1} points of the rubric", "ルーブリックの {0}/{1} 点";
+    FailedCount => "{0} failed", "不合格 {0} 件";
+    // The class report's lines on the terminal.
+    StudentPoints => "{0}: {1} of {2} points, {3} ({4})", "{0}: {2} 点中 {1} 点、{3}（{4}）";
+    StudentNotGraded => "{0}: not graded: {1}", "{0}: 採点できませんでした: {1}";
+    GradedStudents => "Graded {0} students in {1}: {2} graded now ({3} could not be graded), {4} \
+        reused from an earlier run, {5} missing.",
+        "{1} で学生 {0} 人を採点しました。今回採点 {2} 人（うち採点できず {3} 人）、\
+        以前の実行から再利用 {4} 人、提出なし {5} 人です。";
+    ReportsFolderMissing => "the reports folder {0} does not exist",
+        "レポートのフォルダー {0} がありません";
+    TwoReports => "note: {0} has two reports; {1} is kept, {2} is left out",
+        "注意: {0} にはレポートが 2 つあります。{1} を使い、{2} は除外します";
+    NotOnRoster => "note: {0} has a report but is not on the roster; listed anyway",
+        "注意: {0} のレポートがありますが名簿にありません。そのまま一覧に含めます";
+    TimeoutTooShort => "--timeout {0} is too short: a check of these chapters may take {1} s by \
+        itself; give each student at least {2} s",
+        "--timeout {0} は短すぎます。これらの章のチェックは 1 つで {1} 秒かかることがあります。\
+        学生 1 人に少なくとも {2} 秒を与えてください";
+    UntrustedResults => "{0} result(s) are untrusted (graded by the student's own grader, or \
+        from an untrusted folder): feedback, not grades; every output marks them.",
+        "{0} 件の結果は信頼できません（学生自身の採点器で採点されたか、信頼しない\
+        フォルダーから来たものです）。成績ではなくフィードバックです。すべての出力に印を\
+        付けています。";
+    RejectedReport => "rejected: {0} ({1}): {2}", "却下: {0}（{1}）: {2}";
+    ReportsAreIn => "Reports are in {0}{1}:\nGradebook: {2}\nClass report: {3} and {4}",
+        "レポートは {0}{1} にあります:\n成績表: {2}\nクラスのレポート: {3} と {4}";
+    KeptOutOfGit => " (its .gitignore keeps students' grades out of git)",
+        "（その .gitignore が学生の成績を git に入れないようにしています）";
+    NotIgnored => "note: {0} is inside the workbook and holds {1}, which grade-class did not \
+        write: add the folder to .gitignore yourself, or choose another --out",
+        "注意: {0} はワークブックの中にあり、grade-class が書いていない {1} を含んでいます。\
+        そのフォルダーを自分で .gitignore に加えるか、別の --out を選んでください";
+    PreparingSlot => "Preparing {0}: compiling the checks' dependencies once (minutes on a cold \
+        machine)…",
+        "{0} を準備しています: チェックの依存クレートを一度だけコンパイルします（初回のマシンでは\
+        数分かかります）…";
+    TimeLeftMeasuring => "time left: measuring", "残り時間: 計測中";
+    AboutLeft => "about {0} left", "残り約 {0}";
+    ClassProgress => "{0}/{1} done · {2} running · {3} failed · {4} reused · {5} ({6} at once)",
+        "{0}/{1} 完了 · {2} 実行中 · {3} 失敗 · {4} 再利用 · {5}（同時に {6}）";
+    MinutesSeconds => "{0} min {1} s", "{0} 分 {1} 秒";
+    BookNoteCi => "The report was made on a CI runner, whose book is gone once the run ends, so \
+        the sections below are named without links: give a hosted book with --book-url (or \
+        WORKBOOK_BOOK_URL).",
+        "このレポートは CI のランナーで作られました。ランナーの本書は実行が終わると消えるため、\
+        下の節はリンクなしで示しています。--book-url（または WORKBOOK_BOOK_URL）で公開されている\
+        本書を指定してください。";
+    BookNoteNotBuilt => "The book could not be built here ({0}), so the sections below are named \
+        without links: run `cargo xtask book`, or give a hosted book with --book-url.",
+        "ここでは本書をビルドできなかったため（{0}）、下の節はリンクなしで示しています。\
+        `cargo xtask book` を実行するか、--book-url で公開されている本書を指定してください。";
+    BookNoteOlder => "The book could not be rebuilt ({0}): the links lead to an older build.",
+        "本書をビルドし直せませんでした（{0}）。リンク先は古いビルドです。";
+    BookNoteUnlinked => "{0} section(s) are not in the built book ({1}), so they are named \
+        without a link.",
+        "{0} 個の節がビルド済みの本書にないため（{1}）、リンクなしで示しています。";
+    BuildingBookForLinks => "Building the book for the class report's links (cargo xtask book; \
+        once, a few seconds)…",
+        "クラスのレポートのリンクのために本書をビルドしています（cargo xtask book、一度だけ、\
+        数秒）…";
+    Note => "note: {0}", "注意: {0}";
+    AnotherGradeClass => "another grade-class is writing to {0}; wait for it, or choose another \
+        --out",
+        "別の grade-class が {0} に書き込んでいます。終わるのを待つか、別の --out を選んでください";
+    StoppedClass => "Stopped. The students graded so far are kept; run the same command again to \
+        grade the others.",
+        "停止しました。ここまでに採点した学生の結果は残っています。残りの学生を採点するには、\
+        同じコマンドをもう一度実行してください。";
+    // Why a check's process ended without a verdict (the grader's words, not a check's).
+    PrintedAVerdict => "your code printed a line that reads like the test runner's verdict \
+        (`test <name> ... ok`); the grader reads a check's result from those lines, so a run that \
+        prints one cannot be trusted. Print progress in other words",
+        "あなたのコードが、テストランナーの判定のように読める行（`test <name> ... ok`）を出力し\
+        ました。採点器はこうした行からチェックの結果を読み取るため、それを出力する実行は\
+        信頼できません。進み具合は別の言葉で出力してください";
+    StackOverflowed => "the stack overflowed (unbounded recursion?)",
+        "スタックがあふれました（終わらない再帰ではありませんか？）";
+    OutOfMemory => "ran out of memory: {0} (the limit is {1} MiB)",
+        "メモリが足りなくなりました: {0}（上限は {1} MiB）";
+    ProcessAborted => "the process aborted (std::process::abort, or a panic during a panic)",
+        "プロセスが異常終了しました（std::process::abort か、パニック中のパニック）";
+    ProcessKilledMemory => "the process was killed, most likely for exceeding the {0} MiB memory \
+        limit",
+        "プロセスが強制終了されました。おそらくメモリの上限 {0} MiB を超えたためです";
+    ProcessKilledBy => "the process was killed by {0}", "プロセスが {0} によって強制終了されました";
+    ProcessExited => "the process exited with code {0} before the check finished \
+        (std::process::exit?)",
+        "チェックが終わる前に、プロセスが終了コード {0} で終了しました（std::process::exit を\
+        呼んでいませんか？）";
+    ProcessEndedWithoutResult => "the process ended without a result",
+        "プロセスが結果を出さずに終了しました";
+    // The grader's own errors, more.
+    PathDoesNotExist => "{0} does not exist", "{0} がありません";
+    CouldNotStart => "the grader could not start {0}", "採点器が {0} を起動できませんでした";
     // The status line.
     Running => "running", "実行中";
     TimeOfLimit => "{0} of {1}", "{0}/{1}";
+}
+
+/// The keys whose Japanese is missing: empty, or the English left as it is (ci's translations
+/// stage fails on any).
+pub fn untranslated() -> Vec<Key> {
+    Key::ALL
+        .iter()
+        .copied()
+        .filter(|key| {
+            let ja = key.text(Lang::Ja);
+            ja.trim().is_empty() || ja == key.text(Lang::En)
+        })
+        .collect()
 }
 
 /// `key`'s text in the language of this run.

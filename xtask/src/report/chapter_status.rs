@@ -53,7 +53,20 @@ impl ChapterStatus {
         }
     }
 
-    /// The status in words, as the gradebook and the pages show it.
+    /// The status in the instructor's language, as the class report's page and lines show it.
+    pub fn label(self) -> &'static str {
+        use crate::lang::words::{Key, t};
+        t(match self {
+            ChapterStatus::Missing => Key::StatusMissing,
+            ChapterStatus::NotStarted => Key::NotStarted,
+            ChapterStatus::DoesNotCompile => Key::StatusDoesNotCompile,
+            ChapterStatus::Partial => Key::StatusPartial,
+            ChapterStatus::Done => Key::StatusDone,
+        })
+    }
+
+    /// The status in English words, as the gradebook's CSV (read by spreadsheets and scripts)
+    /// and the instructor's `grade` text show it.
     pub fn words(self) -> &'static str {
         match self {
             ChapterStatus::Missing => "missing",
