@@ -186,8 +186,12 @@ fn say_goodbye(chapter: &str) {
     // A live status line (a compile under way) is cleared first.
     status::say(status::Mode::for_stderr(true), "");
     let text = match lang::current() {
-        Lang::En => "Stopped. Your work on {0} is saved in your files; run `cargo xtask watch {0}` to go on.",
-        Lang::Ja => "停止しました。{0} の作業はファイルに保存されています。`cargo xtask watch {0}` で続きから再開できます。",
+        Lang::En => {
+            "Stopped. Your work on {0} is saved in your files; run `cargo xtask watch {0}` to go on."
+        }
+        Lang::Ja => {
+            "停止しました。{0} の作業はファイルに保存されています。`cargo xtask watch {0}` で続きから再開できます。"
+        }
     };
     println!("{}", words::fill(text, &[&chapter]));
 }

@@ -156,7 +156,10 @@ fn end(request: i32) -> ! {
         os::INTERRUPT => Stop::Interrupted,
         _ => Stop::Terminated,
     };
-    let farewell = FAREWELL.lock().unwrap_or_else(PoisonError::into_inner).take();
+    let farewell = FAREWELL
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
     if let (Some(farewell), false) = (farewell, stop == Stop::Terminated) {
         // A goodbye that cannot be printed (a closed pipe) panics; the process ends all the same.
         std::panic::catch_unwind(AssertUnwindSafe(farewell)).ok();

@@ -254,7 +254,9 @@ impl RawTerminal {
             return Self { saved: None };
         }
         let saved = settings;
-        *SAVED_TERMINAL.lock().unwrap_or_else(PoisonError::into_inner) = Some(saved);
+        *SAVED_TERMINAL
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(saved);
         // ISIG off too: Ctrl-C and Ctrl-Z arrive as keys. The key reader turns Ctrl-C into a
         // stop (`interrupt::interrupt`); Ctrl-Z does nothing, so the learner's shell never gets
         // the terminal back in this mode.
