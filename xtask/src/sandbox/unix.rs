@@ -461,9 +461,10 @@ pub fn sweep_tree(kill: &Kill) {
 
 /// A build's process (cargo, rustc), in a process group of its own that a stop kills whole
 /// (cargo's rustc and the linker with it). The terminal's Ctrl-C does not reach that group:
-/// the stop watcher ends it.
+/// the stop watcher ends it. Where the system can, it also dies with the grader.
 pub fn spawn_build(command: &mut Command) -> io::Result<(Child, Registered)> {
     command.process_group(0);
+    family::die_with_parent(command);
     interrupt::start(|| {
         let child = command.spawn()?;
         let kill = Kill {
