@@ -13,7 +13,7 @@ use std::process::{Child, Command, ExitStatus};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use windows_sys::Win32::Foundation::{BOOL, CloseHandle, HANDLE, INVALID_HANDLE_VALUE};
+use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, INVALID_HANDLE_VALUE};
 use windows_sys::Win32::System::Console::{
     CONSOLE_MODE, CTRL_BREAK_EVENT, CTRL_C_EVENT, ENABLE_ECHO_INPUT, ENABLE_LINE_INPUT,
     ENABLE_PROCESSED_INPUT, GetConsoleMode, GetStdHandle, STD_INPUT_HANDLE, SetConsoleCtrlHandler,
@@ -35,6 +35,7 @@ use windows_sys::Win32::System::Threading::{
     CREATE_SUSPENDED, OpenProcess, OpenThread, PROCESS_QUERY_LIMITED_INFORMATION, ResumeThread,
     THREAD_SUSPEND_RESUME, TerminateProcess,
 };
+use windows_sys::core::BOOL;
 
 use super::interrupt::{self, Registered};
 use super::{Cause, Limits};
