@@ -319,7 +319,8 @@ pub fn cargo_build(
         rustc_replay::record_through_wrapper(&mut command, dir);
     }
     let activity = Arc::new(Activity::start(mode, words::t(words::Key::StatusCompiling)));
-    let mut child = command.spawn().context("starting cargo")?;
+    // Its own process group: Ctrl-C ends it through the sandbox, with every rustc it started.
+    let mut child = crate::sandbox::BuildChild::spawn(&mut command).context("starting cargo")?;
     let stderr = child.stderr.take().context("cargo's stderr")?;
     let reader_activity = Arc::clone(&activity);
     let stderr_reader = std::thread::spawn(move || read_cargo_stderr(stderr, &reader_activity));

@@ -240,15 +240,17 @@ impl Replay {
     /// Runs rustc as cargo did.
     pub fn run(&self) -> Result<Replayed> {
         let invocation = &self.invocation;
-        let mut child = Command::new(&invocation.program)
+        let mut command = Command::new(&invocation.program);
+        command
             .args(&invocation.args)
             .current_dir(&invocation.cwd)
             .env_clear()
             .envs(invocation.env.iter().map(|(name, value)| (name, value)))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
+            .stderr(Stdio::piped());
+        // Started as a build's process, which Ctrl-C ends with the linker it started.
+        let mut child = crate::sandbox::BuildChild::spawn(&mut command)
             .with_context(|| format!("starting {}", invocation.program))?;
         let stderr = child.stderr.take().context("rustc's stderr")?;
         let mut diagnostics = Vec::new();

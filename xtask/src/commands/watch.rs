@@ -20,7 +20,8 @@ use crate::grade::grader::{Grader, Target};
 use crate::lang::words;
 use crate::progress::Progress;
 use crate::report::text;
-use crate::sandbox::RawTerminal;
+use crate::sandbox::{self, RawTerminal};
+use crate::status;
 use crate::term::{self, Style};
 
 /// How often the exercise's files are looked at.
@@ -43,6 +44,7 @@ enum Key {
     Hint,
     List,
     Check,
+    /// The end of input: the keys are gone (quit keys stop the watch themselves).
     Quit,
 }
 
@@ -59,6 +61,9 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
         },
     };
     let style = Style::for_stdout();
+    // Before the terminal goes raw: a stop restores it on every way out.
+    let id = chapter.id.clone();
+    sandbox::end_on_stop(move || say_goodbye(&id));
     let _raw = RawTerminal::enable();
     // Keys come from a terminal only: an editor's task runner or `</dev/null` gives no keys, and
     // its end of input is no request to stop.
@@ -175,7 +180,16 @@ pub fn snapshot(dir: &Path) -> Snapshot {
         .collect()
 }
 
-/// Keys from stdin, a terminal, one at a time.
+/// The last line of a watch stopped with Ctrl-C or the quit key, which ends it at once, a
+/// grading under way included.
+fn say_goodbye(chapter: &str) {
+    // A live status line (a compile under way) is cleared first.
+    status::say(status::Mode::for_stderr(true), "");
+    println!("{}", words::tf(words::Key::WatchStopped, &[&chapter]));
+}
+
+/// Keys from stdin, a terminal, one at a time. Ctrl-C (a key, as the terminal is raw) and the
+/// quit keys stop the watch at once, a grading under way included.
 fn read_keys() -> Receiver<Key> {
     let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {
@@ -186,7 +200,14 @@ fn read_keys() -> Receiver<Key> {
                 b'h' => Key::Hint,
                 b'l' => Key::List,
                 b'c' | b'\r' | b'\n' => Key::Check,
-                b'q' | 3 | 4 => Key::Quit,
+                3 => {
+                    sandbox::interrupt();
+                    continue;
+                }
+                b'q' | 4 => {
+                    sandbox::quit();
+                    continue;
+                }
                 _ => continue,
             };
             if sender.send(key).is_err() {

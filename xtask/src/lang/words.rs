@@ -142,6 +142,8 @@ catalogue! {
         "変更を監視しています — h ヒント · l 一覧 · c チェック · q 終了";
     WatchNoKeys => "watching for changes — keys are off (input is not a terminal); Ctrl-C stops",
         "変更を監視しています — 入力が端末ではないためキー操作は無効です。Ctrl-C で終了します";
+    WatchStopped => "Stopped. Your work on {0} is saved in your files; run `cargo xtask watch {0}` to go on.",
+        "停止しました。{0} の作業はファイルに保存されています。`cargo xtask watch {0}` で続きから再開できます。";
     // `hint`.
     NoHintsNeeded => "every chapter passes: no hints needed",
         "すべての章に合格しています。ヒントは必要ありません";

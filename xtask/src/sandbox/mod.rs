@@ -2,7 +2,9 @@
 //! no process of its tree left behind. This module is the grader's one platform layer: the rest
 //! of the grader calls [`run`], [`abnormal_end`], [`RawTerminal`], [`terminal_understands_ansi`],
 //! [`opener`], [`running_as_root`], [`processor_time`] (for the benchmark), [`link_folder`] and
-//! [`remove_folder_link`] (for `cargo xtask`'s fast way in) and, for a class run, [`catch_stop_requests`],
+//! [`remove_folder_link`] (for `cargo xtask`'s fast way in), [`BuildChild`] for a build's
+//! cargo or rustc, [`end_on_stop`], [`interrupt`] and [`quit`] (for `watch`: see `interrupt.rs`,
+//! how Ctrl-C ends a grading at once) and, for a class run, [`catch_stop_requests`],
 //! [`stop_requested`], [`kill_own_children`], [`kill_processes_naming`] and [`die_with_parent`],
 //! and never asks which system it is on.
 //!
@@ -20,8 +22,9 @@
 //!   a file in the check's working folder passes `FILE_SIZE_FACTOR` times it.
 
 use std::fs::File;
+use std::ops::{Deref, DerefMut};
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -33,11 +36,47 @@ mod os;
 #[path = "windows.rs"]
 mod os;
 
+mod interrupt;
+
+pub use interrupt::{catch_stop_requests, end_on_stop, interrupt, quit};
 pub use os::{
-    RawTerminal, catch_stop_requests, die_with_parent, kill_own_children, kill_processes_naming,
-    link_folder, opener, processor_time, remove_folder_link, running_as_root, stop_requested,
-    terminal_columns, terminal_understands_ansi,
+    RawTerminal, die_with_parent, kill_own_children, kill_processes_naming, link_folder, opener,
+    processor_time, remove_folder_link, running_as_root, stop_requested, terminal_columns,
+    terminal_understands_ansi,
 };
+
+/// A build's process (cargo, or rustc replayed), which a stop (Ctrl-C) kills with every
+/// process it started. It is the [`Child`] it derefs to.
+pub struct BuildChild {
+    /// Dropped first: the registration may refer to the child's handle.
+    _registered: interrupt::Registered,
+    child: Child,
+}
+
+impl BuildChild {
+    /// Starts `command` as a build's process.
+    pub fn spawn(command: &mut Command) -> std::io::Result<Self> {
+        let (child, registered) = os::spawn_build(command)?;
+        Ok(Self {
+            _registered: registered,
+            child,
+        })
+    }
+}
+
+impl Deref for BuildChild {
+    type Target = Child;
+
+    fn deref(&self) -> &Child {
+        &self.child
+    }
+}
+
+impl DerefMut for BuildChild {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+}
 
 /// What a sandboxed process may use.
 #[derive(Debug, Clone, Copy)]

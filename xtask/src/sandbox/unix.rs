@@ -7,9 +7,11 @@
 use std::io;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Command, ExitStatus};
+use std::process::{Child, Command, ExitStatus};
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
+use super::interrupt::{self, Registered};
 use super::{Cause, FILE_SIZE_FACTOR, Limits};
 
 #[cfg(target_os = "linux")]
@@ -28,6 +30,8 @@ const MARK_VARIABLE: &str = "WORKBOOK_SANDBOX";
 
 /// One running check and everything it started.
 pub struct Tree {
+    /// Keeps the tree known to a stop (Ctrl-C) until the tree is done with.
+    _registered: Registered,
     pid: libc::pid_t,
     /// `MARK_VARIABLE=value`, as it appears in the environment of each process of the run.
     mark: String,
@@ -84,11 +88,19 @@ impl Tree {
                 family::in_child_before_exec()
             });
         }
-        let child = command.spawn()?;
-        let pid = child.id() as libc::pid_t;
-        // The child is waited for with wait4 below, which also reports its peak memory.
-        drop(child);
+        let (pid, registered) = interrupt::start(|| {
+            let child = command.spawn()?;
+            let pid = child.id() as libc::pid_t;
+            // The child is waited for with wait4 below, which also reports its peak memory.
+            drop(child);
+            let kill = Kill {
+                group: pid,
+                mark: Some(mark.clone()),
+            };
+            Ok((pid, kill))
+        })?;
         Ok(Self {
+            _registered: registered,
             pid,
             mark,
             status: None,
@@ -219,7 +231,11 @@ pub fn terminal_understands_ansi() -> bool {
     true
 }
 
+/// The terminal's settings before a [`RawTerminal`] changed them, for a stop to restore.
+static SAVED_TERMINAL: Mutex<Option<libc::termios>> = Mutex::new(None);
+
 /// The terminal in non-canonical, no-echo mode while it lives, so a key acts without Enter.
+/// A stop (Ctrl-C) restores it too ([`restore_terminal`]).
 pub struct RawTerminal {
     saved: Option<libc::termios>,
 }
@@ -238,7 +254,12 @@ impl RawTerminal {
             return Self { saved: None };
         }
         let saved = settings;
-        // ISIG off too: Ctrl-C arrives as a key and quits cleanly, restoring the terminal.
+        *SAVED_TERMINAL
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(saved);
+        // ISIG off too: Ctrl-C and Ctrl-Z arrive as keys. The key reader turns Ctrl-C into a
+        // stop (`interrupt::interrupt`); Ctrl-Z does nothing, so the learner's shell never gets
+        // the terminal back in this mode.
         settings.c_lflag &= !(libc::ICANON | libc::ECHO | libc::ISIG);
         settings.c_cc[libc::VMIN] = 1;
         settings.c_cc[libc::VTIME] = 0;
@@ -250,10 +271,21 @@ impl RawTerminal {
 
 impl Drop for RawTerminal {
     fn drop(&mut self) {
-        if let Some(saved) = &self.saved {
-            // SAFETY: restores the settings read in `enable`.
-            unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, saved) };
+        if self.saved.is_some() {
+            restore_terminal();
         }
+    }
+}
+
+/// Puts the terminal back as it was before a [`RawTerminal`] changed it, if one did.
+pub fn restore_terminal() {
+    if let Some(saved) = SAVED_TERMINAL
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+    {
+        // SAFETY: restores the settings read in `RawTerminal::enable`.
+        unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &saved) };
     }
 }
 
@@ -275,32 +307,179 @@ pub fn still_running(pid: u32) -> bool {
     family::still_running(pid as libc::pid_t)
 }
 
-/// The signal that asked this process to stop, or 0.
+/// The signal that asked this process to stop (or `interrupt::QUIT`), or 0.
 static STOP_REQUEST: AtomicI32 = AtomicI32::new(0);
 
+/// The writing end of the pipe that wakes the thread waiting for a stop, or -1.
+static WAKE_WRITE: AtomicI32 = AtomicI32::new(-1);
+/// Its reading end, or -1.
+static WAKE_READ: AtomicI32 = AtomicI32::new(-1);
+
+/// The request code of Ctrl-C.
+pub const INTERRUPT: i32 = libc::SIGINT;
+
+/// The signals that ask the grader to stop.
+const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// The signal handler: notes the request and wakes the waiting thread. Both are
+/// async-signal-safe (an atomic store, one `write`); the rest happens on that thread.
 extern "C" fn remember_stop_request(signal: libc::c_int) {
-    STOP_REQUEST.store(signal, Ordering::SeqCst);
+    note_stop_request(signal);
+}
+
+fn note_stop_request(request: i32) {
+    STOP_REQUEST.store(request, Ordering::SeqCst);
+    let fd = WAKE_WRITE.load(Ordering::SeqCst);
+    if fd >= 0 {
+        let byte = 1u8;
+        // SAFETY: writes one byte from a local to a pipe of ours; the end is non-blocking, and
+        // a full pipe already holds a wake-up.
+        unsafe { libc::write(fd, (&raw const byte).cast(), 1) };
+    }
 }
 
 /// Catches Ctrl-C, SIGTERM and SIGHUP: instead of dying at once, the process notes the request
-/// for [`stop_requested`] to report.
+/// for [`stop_requested`] and [`wait_for_stop_request`] (once per process).
 pub fn catch_stop_requests() {
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: the handler only stores into an atomic, which is async-signal-safe.
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if let Ok((read, write)) = wake_pipe() {
+            WAKE_READ.store(read, Ordering::SeqCst);
+            WAKE_WRITE.store(write, Ordering::SeqCst);
+        }
+        set_stop_handler(remember_stop_request as extern "C" fn(libc::c_int) as libc::sighandler_t);
+    });
+}
+
+/// Gives Ctrl-C, SIGTERM and SIGHUP their default action back.
+pub fn release_stop_requests() {
+    set_stop_handler(libc::SIG_DFL);
+}
+
+fn set_stop_handler(handler: libc::sighandler_t) {
+    for signal in STOP_SIGNALS {
+        // SAFETY: an all-zero sigaction is valid; the fields that matter are set below, and
+        // the handler, if any, only does async-signal-safe work.
         unsafe {
-            libc::signal(
-                signal,
-                remember_stop_request as extern "C" fn(libc::c_int) as libc::sighandler_t,
-            );
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = handler;
+            // Calls interrupted in other threads (a read, a wait) resume instead of failing.
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
         }
     }
+}
+
+/// A pipe whose ends are closed on exec (no child inherits them), its writing end non-blocking.
+fn wake_pipe() -> io::Result<(libc::c_int, libc::c_int)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe writes two descriptors into the array we own.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    for fd in fds {
+        // SAFETY: fcntl only changes flags of a descriptor we just made.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    // SAFETY: as above.
+    unsafe {
+        let flags = libc::fcntl(fds[1], libc::F_GETFL);
+        libc::fcntl(fds[1], libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+    Ok((fds[0], fds[1]))
+}
+
+/// Asks for a stop from an ordinary thread (a key reader), as a signal would.
+pub fn request_stop(request: i32) {
+    catch_stop_requests();
+    note_stop_request(request);
+}
+
+/// Waits until a stop is requested, and returns the request (a signal, or
+/// `interrupt::QUIT`). Without a wake-up pipe, it looks every 20 ms instead.
+pub fn wait_for_stop_request() -> i32 {
+    let fd = WAKE_READ.load(Ordering::SeqCst);
+    loop {
+        let request = STOP_REQUEST.load(Ordering::SeqCst);
+        if request != 0 {
+            return request;
+        }
+        if fd < 0 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            continue;
+        }
+        let mut byte = 0u8;
+        // SAFETY: reads one byte into a local; the descriptor is the pipe's reading end.
+        unsafe { libc::read(fd, (&raw mut byte).cast(), 1) };
+    }
+}
+
+/// Ends the process as `request` asks: after a signal, killed by it, as its default action
+/// would have done (a shell sees 128 + the signal, and a script running the grader stops
+/// too); after a quit key, with success.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the stop watcher ends the process while other threads are still in a grading"
+)]
+pub fn end_process(request: i32) -> ! {
+    if request > 0 {
+        // SAFETY: the default action back, then the signal to this thread: the process ends
+        // before `raise` returns.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = libc::SIG_DFL;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(request, &action, std::ptr::null_mut());
+            libc::raise(request);
+        }
+        std::process::exit(128 + request);
+    }
+    std::process::exit(0)
+}
+
+/// How a stop kills one tree: its process group and, for a check, whatever carries its mark.
+pub struct Kill {
+    group: libc::pid_t,
+    mark: Option<String>,
+}
+
+/// Kills the tree's process group.
+pub fn kill_tree(kill: &Kill) {
+    // SAFETY: kill only sends a signal; a negative pid names the process group we created.
+    unsafe {
+        libc::kill(-kill.group, libc::SIGKILL);
+    }
+}
+
+/// Kills the processes of a check that left its group, until none is left.
+pub fn sweep_tree(kill: &Kill) {
+    if let Some(mark) = &kill.mark {
+        family::Family::new(kill.group).sweep(kill.group, mark);
+    }
+}
+
+/// A build's process (cargo, rustc), in a process group of its own that a stop kills whole
+/// (cargo's rustc and the linker with it). The terminal's Ctrl-C does not reach that group:
+/// the stop watcher ends it. Where the system can, it also dies with the grader.
+pub fn spawn_build(command: &mut Command) -> io::Result<(Child, Registered)> {
+    command.process_group(0);
+    family::die_with_parent(command);
+    interrupt::start(|| {
+        let child = command.spawn()?;
+        let kill = Kill {
+            group: child.id() as libc::pid_t,
+            mark: None,
+        };
+        Ok((child, kill))
+    })
 }
 
 /// The exit code a process asked to stop should end with (128 + the signal), once asked.
 pub fn stop_requested() -> Option<i32> {
     match STOP_REQUEST.load(Ordering::SeqCst) {
-        0 => None,
-        signal => Some(128 + signal),
+        signal if signal > 0 => Some(128 + signal),
+        _ => None,
     }
 }
 

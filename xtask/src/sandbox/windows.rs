@@ -10,12 +10,14 @@ use std::io;
 use std::os::windows::io::AsRawHandle;
 use std::os::windows::process::CommandExt;
 use std::process::{Child, Command, ExitStatus};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, INVALID_HANDLE_VALUE};
 use windows_sys::Win32::System::Console::{
-    CONSOLE_MODE, ENABLE_ECHO_INPUT, ENABLE_LINE_INPUT, ENABLE_PROCESSED_INPUT, GetConsoleMode,
-    GetStdHandle, STD_INPUT_HANDLE, SetConsoleMode,
+    CONSOLE_MODE, CTRL_BREAK_EVENT, CTRL_C_EVENT, ENABLE_ECHO_INPUT, ENABLE_LINE_INPUT,
+    ENABLE_PROCESSED_INPUT, GetConsoleMode, GetStdHandle, STD_INPUT_HANDLE, SetConsoleCtrlHandler,
+    SetConsoleMode,
 };
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, TH32CS_SNAPTHREAD, THREADENTRY32, Thread32First, Thread32Next,
@@ -31,9 +33,11 @@ use windows_sys::Win32::System::JobObjects::{
 use windows_sys::Win32::System::ProcessStatus::{K32GetProcessMemoryInfo, PROCESS_MEMORY_COUNTERS};
 use windows_sys::Win32::System::Threading::{
     CREATE_SUSPENDED, OpenProcess, OpenThread, PROCESS_QUERY_LIMITED_INFORMATION, ResumeThread,
-    THREAD_SUSPEND_RESUME,
+    THREAD_SUSPEND_RESUME, TerminateProcess,
 };
+use windows_sys::core::BOOL;
 
+use super::interrupt::{self, Registered};
 use super::{Cause, Limits};
 
 /// Windows has no file-size limit: the watchdog caps the output files.
@@ -69,6 +73,9 @@ impl Drop for Handle {
 
 /// One running check and its Job Object.
 pub struct Tree {
+    /// Keeps the job known to a stop (Ctrl-C) until the tree is done with; dropped before the
+    /// job's handle, which it names.
+    _registered: Registered,
     child: Child,
     job: Handle,
     status: Option<ExitStatus>,
@@ -97,21 +104,12 @@ impl Tree {
         if set == 0 {
             return Err(io::Error::last_os_error());
         }
-        let mut child = command.creation_flags(CREATE_SUSPENDED).spawn()?;
-        // SAFETY: both handles are valid: the job's and the suspended child's.
-        let assigned = unsafe { AssignProcessToJobObject(job.0, child.as_raw_handle()) };
-        if assigned == 0 {
-            let error = io::Error::last_os_error();
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(error);
-        }
-        if let Err(error) = resume_threads_of(child.id()) {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(error);
-        }
+        let (child, registered) = interrupt::start(|| {
+            let child = spawn_in_job(&mut command, &job)?;
+            Ok((child, Kill::Job(job.0 as isize)))
+        })?;
         Ok(Self {
+            _registered: registered,
             child,
             job,
             status: None,
@@ -160,6 +158,24 @@ impl Tree {
         let recorded = peak_job_memory(&self.job);
         recorded.max(self.peak_memory_bytes) / 1024
     }
+}
+
+/// Starts `command` suspended, puts it in `job`, and only then lets it run.
+fn spawn_in_job(command: &mut Command, job: &Handle) -> io::Result<Child> {
+    let mut child = command.creation_flags(CREATE_SUSPENDED).spawn()?;
+    // SAFETY: both handles are valid: the job's and the suspended child's.
+    let assigned = unsafe { AssignProcessToJobObject(job.0, child.as_raw_handle()) };
+    let started = if assigned == 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        resume_threads_of(child.id())
+    };
+    if let Err(error) = started {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(error);
+    }
+    Ok(child)
 }
 
 /// Resumes every thread of the suspended process `pid` (a new process has one).
@@ -359,7 +375,11 @@ pub fn terminal_understands_ansi() -> bool {
         || unsafe { SetConsoleMode(output, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) } != 0
 }
 
-/// The console in single-key, no-echo mode while it lives.
+/// The console's input mode before a [`RawTerminal`] changed it, for a stop to restore.
+static SAVED_MODE: Mutex<Option<CONSOLE_MODE>> = Mutex::new(None);
+
+/// The console in single-key, no-echo mode while it lives. A stop (Ctrl-C) restores it too
+/// ([`restore_terminal`]).
 pub struct RawTerminal {
     saved: Option<CONSOLE_MODE>,
 }
@@ -374,7 +394,9 @@ impl RawTerminal {
         if unsafe { GetConsoleMode(input, &mut mode) } == 0 {
             return Self { saved: None };
         }
-        // Processed input off too: Ctrl-C arrives as a key and quits cleanly.
+        *SAVED_MODE.lock().unwrap_or_else(PoisonError::into_inner) = Some(mode);
+        // Processed input off too: Ctrl-C arrives as a key, which the key reader turns into a
+        // stop (`interrupt::interrupt`).
         let raw = mode & !(ENABLE_LINE_INPUT | ENABLE_ECHO_INPUT | ENABLE_PROCESSED_INPUT);
         // SAFETY: the handle is the console's input.
         unsafe { SetConsoleMode(input, raw) };
@@ -384,20 +406,122 @@ impl RawTerminal {
 
 impl Drop for RawTerminal {
     fn drop(&mut self) {
-        if let Some(mode) = self.saved {
-            // SAFETY: restores the mode read in `enable`.
-            unsafe { SetConsoleMode(GetStdHandle(STD_INPUT_HANDLE), mode) };
+        if self.saved.is_some() {
+            restore_terminal();
         }
     }
 }
 
-/// Ctrl-C ends a Windows console process at once, and every sandboxed tree sits in a Job
-/// Object that is killed when its handle closes, so there is nothing to catch.
-pub fn catch_stop_requests() {}
+/// Puts the console back as it was before a [`RawTerminal`] changed it, if one did.
+pub fn restore_terminal() {
+    if let Some(mode) = SAVED_MODE
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+    {
+        // SAFETY: restores the mode read in `RawTerminal::enable`.
+        unsafe { SetConsoleMode(GetStdHandle(STD_INPUT_HANDLE), mode) };
+    }
+}
 
-/// Never set on Windows: see [`catch_stop_requests`].
+/// The request code of Ctrl-C (Unix's SIGINT, for the same meaning everywhere).
+pub const INTERRUPT: i32 = 2;
+
+/// The exit code of a console process that Ctrl-C ended.
+const STATUS_CONTROL_C_EXIT: u32 = 0xC000_013A;
+
+/// The request to stop (`INTERRUPT` or `interrupt::QUIT`), or 0, and what wakes its waiter.
+static STOP_REQUEST: Mutex<i32> = Mutex::new(0);
+static STOP_REQUESTED: Condvar = Condvar::new();
+
+/// The console's handler, which Windows runs on a thread of its own: Ctrl-C and Ctrl-Break
+/// become a request; any other event (the console closing) keeps its default action.
+unsafe extern "system" fn on_console_event(event: u32) -> BOOL {
+    if event == CTRL_C_EVENT || event == CTRL_BREAK_EVENT {
+        request_stop(INTERRUPT);
+        1
+    } else {
+        0
+    }
+}
+
+/// Catches the console's Ctrl-C and Ctrl-Break: the process notes the request instead of
+/// ending at once.
+pub fn catch_stop_requests() {
+    // SAFETY: registers a handler that only notes the request.
+    unsafe { SetConsoleCtrlHandler(Some(on_console_event), 1) };
+}
+
+/// Gives Ctrl-C its default action back.
+pub fn release_stop_requests() {
+    // SAFETY: removes the handler `catch_stop_requests` registered.
+    unsafe { SetConsoleCtrlHandler(Some(on_console_event), 0) };
+}
+
+/// Asks for a stop (from the console's handler or a key reader).
+pub fn request_stop(request: i32) {
+    *STOP_REQUEST.lock().unwrap_or_else(PoisonError::into_inner) = request;
+    STOP_REQUESTED.notify_all();
+}
+
+/// Waits until a stop is requested, and returns the request.
+pub fn wait_for_stop_request() -> i32 {
+    let mut request = STOP_REQUEST.lock().unwrap_or_else(PoisonError::into_inner);
+    while *request == 0 {
+        request = STOP_REQUESTED
+            .wait(request)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+    *request
+}
+
+/// The exit code a process asked to stop should end with, once asked.
 pub fn stop_requested() -> Option<i32> {
-    None
+    let request = *STOP_REQUEST.lock().unwrap_or_else(PoisonError::into_inner);
+    (request == INTERRUPT).then_some(STATUS_CONTROL_C_EXIT as i32)
+}
+
+/// Ends the process as `request` asks: after Ctrl-C with the code Ctrl-C gives a console
+/// process; after a quit key, with success.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the stop watcher ends the process while other threads are still in a grading"
+)]
+pub fn end_process(request: i32) -> ! {
+    if request == INTERRUPT {
+        std::process::exit(STATUS_CONTROL_C_EXIT as i32);
+    }
+    std::process::exit(0)
+}
+
+/// How a stop kills one tree: a check's Job Object, or a build's process (cargo puts itself and
+/// every rustc in a job of its own, killed with it).
+pub enum Kill {
+    Job(isize),
+    Process(isize),
+}
+
+/// Terminates the job's processes, or the process.
+pub fn kill_tree(kill: &Kill) {
+    // SAFETY: the handle is valid while the tree is registered, and the registry is locked.
+    unsafe {
+        match *kill {
+            Kill::Job(job) => TerminateJobObject(job as HANDLE, KILLED_BY_GRADER),
+            Kill::Process(process) => TerminateProcess(process as HANDLE, KILLED_BY_GRADER),
+        };
+    }
+}
+
+/// Nothing leaves a job: terminating it was enough.
+pub fn sweep_tree(_kill: &Kill) {}
+
+/// Starts a build's process (cargo, rustc), known to a stop until its guard is dropped.
+pub fn spawn_build(command: &mut Command) -> io::Result<(Child, Registered)> {
+    interrupt::start(|| {
+        let child = command.spawn()?;
+        let kill = Kill::Process(child.as_raw_handle() as isize);
+        Ok((child, kill))
+    })
 }
 
 /// The children of this process are sandboxed in Job Objects, which die with it.
