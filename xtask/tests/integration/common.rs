@@ -141,3 +141,23 @@ impl Drop for Scratch {
         }
     }
 }
+
+#[test]
+fn a_scratch_folder_is_removed_when_its_test_passes_and_kept_when_it_fails() {
+    let passed = Scratch::new("scratch-passed");
+    let path = passed.to_path_buf();
+    assert!(path.is_dir());
+    drop(passed);
+    assert!(!path.exists(), "{} is left behind", path.display());
+
+    // A test that fails unwinds its thread and drops its scratch folder on the way.
+    let failed = std::thread::spawn(|| {
+        let scratch = Scratch::new("scratch-failed");
+        std::panic::panic_any(scratch.to_path_buf());
+    })
+    .join()
+    .expect_err("the thread panicked");
+    let path = failed.downcast::<PathBuf>().unwrap();
+    assert!(path.is_dir(), "{} is gone", path.display());
+    std::fs::remove_dir_all(*path).unwrap();
+}
