@@ -1,22 +1,14 @@
 //! Grading a learner's tests: a suite is run against the shipped code and against hidden mutants.
 //! The "learner" here tests ch08's given stub, through a private learner-tests rubric.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use serde_json::Value;
 
-mod common;
-
-use common::root;
+use crate::common::{Scratch, fixture, json, result, root, xtask};
 
 /// A copy of the ch08 exercise with `suite` as its test module. It lives under target/ so that
 /// its manifest still finds the workspace it inherits from.
-fn learner_crate(name: &str, suite: &str) -> PathBuf {
-    let dir = root()
-        .join("target/grader-tests")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn learner_crate(name: &str, suite: &str) -> Scratch {
+    let dir = Scratch::in_target(&format!("suite-{name}"));
     let exercise = root().join("exercises/ch08-full-jitter");
     std::fs::create_dir_all(dir.join("src")).unwrap();
     std::fs::copy(exercise.join("Cargo.toml"), dir.join("Cargo.toml")).unwrap();
@@ -32,32 +24,19 @@ fn learner_crate(name: &str, suite: &str) -> PathBuf {
 }
 
 fn grade(name: &str, suite: &str) -> Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let learner = learner_crate(name, suite);
+    let output = xtask()
         .args(["check", "ch08", "--format", "json", "--path"])
-        .arg(learner_crate(name, suite))
+        .arg(&learner)
         .arg("--checks-dir")
-        .arg(root().join("xtask/tests/fixtures/suite-checks"))
-        .current_dir(root())
+        .arg(fixture("suite-checks"))
         .output()
         .unwrap();
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
-        panic!(
-            "{error}: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
+    json(&output)
 }
 
 fn status<'a>(report: &'a Value, id: &str) -> &'a str {
-    report["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == id)
-        .unwrap()["status"]
-        .as_str()
-        .unwrap()
+    result(report, id)["status"].as_str().unwrap()
 }
 
 #[test]

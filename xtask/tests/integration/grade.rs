@@ -1,7 +1,7 @@
 //! `cargo xtask grade` over a student's workspace where one chapter passes and one fails, in
 //! every output format.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -12,14 +12,12 @@ use serde_json::Value;
 use std::os::unix::fs::symlink as symlink_dir;
 #[cfg(windows)]
 use std::os::windows::fs::symlink_dir;
-mod common;
 
-use common::root;
+use crate::common::{Scratch, fixture, root, xtask};
 
 /// A student's copy with ch08 finished (the solution) and ch01 untouched.
-fn student_workspace(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("workbook-student-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn student_workspace(name: &str) -> Scratch {
+    let dir = Scratch::new(&format!("student-{name}"));
     std::fs::create_dir_all(dir.join("exercises")).unwrap();
     let link = |from: &str, to: &str| {
         symlink_dir(root().join(from), dir.join("exercises").join(to)).unwrap()
@@ -30,12 +28,9 @@ fn student_workspace(name: &str) -> PathBuf {
 }
 
 fn grade(format: &str, student: &Path) -> (Option<i32>, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let output = xtask()
         .args(["grade", "ch01", "ch08", "--format", format, "--workspace"])
         .arg(student)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_OUTPUT")
         .output()
         .unwrap();
     (
@@ -190,12 +185,11 @@ fn classroom_output_has_the_reporters_fields() {
 #[test]
 fn private_checks_extend_the_public_ones() {
     let student = student_workspace("private");
-    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let output = xtask()
         .args(["grade", "ch08", "--format", "json", "--workspace"])
         .arg(&student)
         .arg("--checks-dir")
-        .arg(root().join("xtask/tests/fixtures/private-checks"))
-        .current_dir(root())
+        .arg(fixture("private-checks"))
         .output()
         .unwrap();
     let grade: Value = serde_json::from_slice(&output.stdout).unwrap();

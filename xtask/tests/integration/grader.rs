@@ -1,70 +1,31 @@
 //! Tests of the grader itself, through the real binary: hostile learner code, compile errors,
 //! and the first table a new learner sees.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use serde_json::Value;
-mod common;
 
-use common::root;
-
-fn fixture(name: &str) -> PathBuf {
-    root().join("xtask/tests/fixtures").join(name)
-}
-
-/// Runs `cargo xtask …` with its progress kept in `state`.
-fn xtask(args: &[&str], state: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(args)
-        .current_dir(root())
-        .env("WORKBOOK_STATE_DIR", state)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the xtask binary runs")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("workbook-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn result<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == id)
-        .unwrap_or_else(|| panic!("no result for {id} in {report:#}"))
-}
+use crate::common::{Scratch, fixture, json, result, root, xtask, xtask_with_state};
 
 /// Linux only: the hostile fixture escapes its process group with `setsid -f`, a Linux command.
 #[test]
 #[cfg(target_os = "linux")]
 fn hostile_code_fails_only_its_own_checks_and_leaves_no_process() {
-    let state = temp_dir("hostile");
+    let state = Scratch::new("grader-hostile");
     let pid_file = state.join("sleeper.pid");
     let session_pid_file = state.join("session-sleeper.pid");
-    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let output = xtask()
         .args(["check", "ch08", "--format", "json", "--path"])
         .arg(fixture("hostile"))
         .arg("--checks-dir")
         .arg(fixture("hostile-checks"))
-        .current_dir(root())
         .env("WORKBOOK_STATE_DIR", &state)
         .env("HOSTILE_PID_FILE", &pid_file)
         .env("HOSTILE_SESSION_PID_FILE", &session_pid_file)
         .output()
         .unwrap();
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
-        panic!(
-            "{error}: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
+    let report = json(&output);
     assert_eq!(
         output.status.code(),
         Some(1),
@@ -131,7 +92,7 @@ fn hostile_code_fails_only_its_own_checks_and_leaves_no_process() {
             .parse()
             .unwrap();
         assert!(
-            common::process_is_gone(pid),
+            crate::common::process_is_gone(pid),
             "{what} (pid {pid}) is still running"
         );
     }
@@ -139,9 +100,9 @@ fn hostile_code_fails_only_its_own_checks_and_leaves_no_process() {
 
 #[test]
 fn compile_errors_show_the_learners_file_first() {
-    let state = temp_dir("broken");
+    let state = Scratch::new("grader-broken");
     let broken = fixture("broken");
-    let output = xtask(
+    let output = xtask_with_state(
         &[
             "check",
             "ch08",
@@ -197,9 +158,9 @@ fn first_lines(text: &str, count: usize) -> String {
 
 /// `cargo xtask check <chapter>` on the untouched exercise, with its progress in a fresh
 /// folder named after `name`: its output, after checking that it failed.
-fn untouched(chapter: &str, name: &str) -> (Output, PathBuf) {
-    let state = temp_dir(name);
-    let output = xtask(&["check", chapter], &state);
+fn untouched(chapter: &str, name: &str) -> (Output, Scratch) {
+    let state = Scratch::new(&format!("grader-{name}"));
+    let output = xtask_with_state(&["check", chapter], &state);
     assert_eq!(
         output.status.code(),
         Some(1),
@@ -237,7 +198,7 @@ fn an_untouched_chapter_puts_the_score_and_where_to_start_first_and_fits_a_scree
         "no escape codes outside a terminal: {stderr:?}"
     );
 
-    let verbose = xtask(&["check", "ch22", "--verbose"], &state);
+    let verbose = xtask_with_state(&["check", "ch22", "--verbose"], &state);
     let text = String::from_utf8_lossy(&verbose.stdout);
     assert!(first_lines(&text, 10).contains("Start here"), "{text}");
     let rows = text
@@ -254,7 +215,7 @@ fn an_untouched_chapter_puts_the_score_and_where_to_start_first_and_fits_a_scree
 
 #[test]
 fn a_failed_assertion_of_a_visible_test_reads_as_the_tests() {
-    let state = temp_dir("visible-assertion");
+    let state = Scratch::new("grader-visible-assertion");
     let copy = solution_copy("visible-assertion");
     std::fs::create_dir_all(copy.join("tests")).unwrap();
     std::fs::write(
@@ -262,7 +223,7 @@ fn a_failed_assertion_of_a_visible_test_reads_as_the_tests() {
         "#[test]\nfn three_is_expected() {\n    assert_eq!(1 + 1, 3, \"the test expects three\");\n}\n",
     )
     .unwrap();
-    let output = xtask(&["check", "ch08", "--path", copy.to_str().unwrap()], &state);
+    let output = xtask_with_state(&["check", "ch08", "--path", copy.to_str().unwrap()], &state);
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{text}");
     assert!(
@@ -271,20 +232,20 @@ fn a_failed_assertion_of_a_visible_test_reads_as_the_tests() {
         "{text}"
     );
     assert!(!text.contains("your code panicked"), "{text}");
-    let _ = std::fs::remove_dir_all(&copy);
 }
 
 #[test]
 fn a_plain_line_says_what_runs_when_stderr_is_not_a_terminal() {
     // The hostile checks take more than three seconds: the run together waits out a hung check,
     // then each hung check runs alone under its limit.
-    let state = temp_dir("plain-status");
-    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let state = Scratch::new("grader-plain-status");
+    let output = xtask()
         .args(["check", "ch08", "--path"])
         .arg(fixture("hostile"))
         .arg("--checks-dir")
         .arg(fixture("hostile-checks"))
-        .current_dir(root())
+        // Plain because stderr is a pipe, not because colour is turned off.
+        .env_remove("NO_COLOR")
         .env("WORKBOOK_STATE_DIR", &state)
         .env("HOSTILE_PID_FILE", state.join("sleeper.pid"))
         .env(
@@ -326,8 +287,8 @@ fn the_untouched_exercise_fails_with_a_table_that_says_where_to_start() {
 
 #[test]
 fn the_solution_passes_and_the_json_report_is_complete() {
-    let state = temp_dir("solution");
-    let output = xtask(&["check", "ch08", "--solution", "--format", "json"], &state);
+    let state = Scratch::new("grader-solution");
+    let output = xtask_with_state(&["check", "ch08", "--solution", "--format", "json"], &state);
     assert_eq!(output.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["passed"], true);
@@ -343,8 +304,8 @@ fn the_solution_passes_and_the_json_report_is_complete() {
 
 #[test]
 fn a_manifest_error_names_the_chapter() {
-    let state = temp_dir("unknown");
-    let output = xtask(&["check", "ch99"], &state);
+    let state = Scratch::new("grader-unknown");
+    let output = xtask_with_state(&["check", "ch99"], &state);
     let text = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2));
     assert!(text.contains("there is no chapter `ch99`"), "{text}");
@@ -352,12 +313,12 @@ fn a_manifest_error_names_the_chapter() {
 
 #[test]
 fn a_mistyped_command_gets_the_one_it_resembles_and_the_cargo_xtask_usage() {
-    let state = temp_dir("mistyped");
+    let state = Scratch::new("grader-mistyped");
     for (typed, meant) in [
         (vec!["chek"], "'check'"),
         (vec!["check", "--solutoin"], "'--solution'"),
     ] {
-        let output = xtask(&typed, &state);
+        let output = xtask_with_state(&typed, &state);
         let text = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{text}");
         assert!(
@@ -370,8 +331,8 @@ fn a_mistyped_command_gets_the_one_it_resembles_and_the_cargo_xtask_usage() {
 
 #[test]
 fn the_solution_command_shows_the_files_the_learner_writes() {
-    let state = temp_dir("solution-files");
-    let suite = xtask(&["solution", "ch14", "--force"], &state);
+    let state = Scratch::new("grader-solution-files");
+    let suite = xtask_with_state(&["solution", "ch14", "--force"], &state);
     let text = String::from_utf8_lossy(&suite.stdout);
     assert!(suite.status.success(), "{text}");
     assert!(
@@ -387,7 +348,7 @@ fn the_solution_command_shows_the_files_the_learner_writes() {
         !text.contains("// ANCHOR"),
         "the book's markers are left out"
     );
-    let jitter = xtask(&["solution", "ch08", "--force"], &state);
+    let jitter = xtask_with_state(&["solution", "ch08", "--force"], &state);
     let text = String::from_utf8_lossy(&jitter.stdout);
     assert!(
         text.contains("// solutions/ch08-full-jitter/src/lib.rs"),
@@ -400,11 +361,8 @@ fn the_solution_command_shows_the_files_the_learner_writes() {
 }
 
 /// A copy of the ch08 solution under target/, where its manifest still finds the workspace.
-fn solution_copy(name: &str) -> PathBuf {
-    let dir = root()
-        .join("target/grader-tests")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn solution_copy(name: &str) -> Scratch {
+    let dir = Scratch::in_target(name);
     let solution = root().join("solutions/ch08-full-jitter");
     std::fs::create_dir_all(dir.join("src")).unwrap();
     for file in ["Cargo.toml", "src/lib.rs", "src/stubs.rs"] {
@@ -428,7 +386,7 @@ fn correct_and_halved(lib: &Path) -> (String, String) {
 
 /// The report of `cargo xtask check ch08 --format json --path <copy>`.
 fn check_copy(copy: &Path, state: &Path) -> Value {
-    let output = xtask(
+    let output = xtask_with_state(
         &[
             "check",
             "ch08",
@@ -439,15 +397,14 @@ fn check_copy(copy: &Path, state: &Path) -> Value {
         ],
         state,
     );
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stderr)))
+    json(&output)
 }
 
 #[test]
 fn a_printed_verdict_is_not_taken_for_a_check() {
     // Full jitter without the jitter, which prints the line libtest prints for a passing check
     // for the two checks it fails. Its output shares stdout with libtest's verdicts.
-    let state = temp_dir("forged");
+    let state = Scratch::new("grader-forged");
     let copy = solution_copy("forged");
     let lib = copy.join("src/lib.rs");
     let correct = std::fs::read_to_string(&lib).unwrap();
@@ -466,12 +423,11 @@ fn a_printed_verdict_is_not_taken_for_a_check() {
             "{id}: a printed `ok` is not the check's verdict"
         );
     }
-    let _ = std::fs::remove_dir_all(&copy);
 }
 
 #[test]
 fn an_edit_is_compiled_by_rustc_alone_until_a_manifest_changes() {
-    let state = temp_dir("replay");
+    let state = Scratch::new("grader-replay");
     let copy = solution_copy("replay");
     // (passed, compiled without cargo)
     let check = || {
@@ -504,14 +460,13 @@ fn an_edit_is_compiled_by_rustc_alone_until_a_manifest_changes() {
         file.ends_with("src/lib.rs") && !file.contains("target/workbook"),
         "a compiler error from rustc alone names the learner's file: {file}"
     );
-    let _ = std::fs::remove_dir_all(&copy);
 }
 
 #[test]
 fn a_crate_the_merge_cannot_hold_is_graded_as_a_dependency() {
     // A module of the crate takes the name the merged harness gives the checks, and a unit test
     // of its own would fail to compile anywhere but in the crate's own tests.
-    let state = temp_dir("separate");
+    let state = Scratch::new("grader-separate");
     let copy = solution_copy("separate");
     let lib = copy.join("src/lib.rs");
     let mut text = std::fs::read_to_string(&lib).unwrap();
@@ -535,14 +490,12 @@ fn a_crate_the_merge_cannot_hold_is_graded_as_a_dependency() {
         report["passed"], true,
         "the crate is graded as its library, not as its own test build: {report:#}"
     );
-    let _ = std::fs::remove_dir_all(&copy);
-    let _ = std::fs::remove_dir_all(&merged);
 }
 
 #[test]
 fn private_checks_that_name_the_crate_root_are_still_graded() {
     // An instructor's checks written before checks reached `support` by `super::`.
-    let state = temp_dir("crate-root-checks");
+    let state = Scratch::new("grader-crate-root-checks");
     let checks = state.join("checks");
     std::fs::create_dir_all(checks.join("ch08")).unwrap();
     let fixture = fixture("private-checks/ch08");
@@ -551,7 +504,7 @@ fn private_checks_that_name_the_crate_root_are_still_graded() {
         let text = text.replace("use super::support::", "use crate::support::");
         std::fs::write(checks.join("ch08").join(file), text).unwrap();
     }
-    let output = xtask(
+    let output = xtask_with_state(
         &[
             "check",
             "ch08",
@@ -563,8 +516,7 @@ fn private_checks_that_name_the_crate_root_are_still_graded() {
         ],
         &state,
     );
-    let report: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stderr)));
+    let report = json(&output);
     assert_eq!(report["passed"], true, "{report:#}");
     assert_eq!(
         result(&report, "private.ceiling_reaches_the_cap")["status"],
@@ -574,7 +526,7 @@ fn private_checks_that_name_the_crate_root_are_still_graded() {
 
 #[test]
 fn an_unchanged_crate_reuses_its_build_and_an_edit_never_does() {
-    let state = temp_dir("reuse");
+    let state = Scratch::new("grader-reuse");
     let copy = solution_copy("reuse");
     let check = || {
         let report = check_copy(&copy, &state);
@@ -609,5 +561,4 @@ fn an_unchanged_crate_reuses_its_build_and_an_edit_never_does() {
         (false, false),
         "a changed file that looks older than the last build is compiled and graded"
     );
-    let _ = std::fs::remove_dir_all(&copy);
 }

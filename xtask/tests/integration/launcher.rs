@@ -7,14 +7,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
-
-use common::root;
+use crate::common::{Scratch, root};
 
 /// A scratch workbook at `dir`: this repository's `.cargo` configuration and launcher, and a
 /// grader that prints `name`, its arguments and the manifest folder cargo told it.
 fn scratch_workbook(dir: &Path, name: &str) {
-    let _ = std::fs::remove_dir_all(dir);
     for file in [".cargo/config.toml", ".cargo/xtask-run.toml"] {
         copy(&root().join(file), &dir.join(file));
     }
@@ -125,7 +122,7 @@ fn launched(workbook: &Path) -> bool {
 
 #[test]
 fn cargo_xtask_takes_the_fast_way_while_it_is_set_up_and_the_slow_way_otherwise() {
-    let base = std::env::temp_dir().join(format!("workbook-launcher-{}", std::process::id()));
+    let base = Scratch::new("launcher");
     let (first, copied) = (base.join("first"), base.join("copied"));
     scratch_workbook(&first, "first");
     let exercise = first.join("exercises/ch01-first/src");
@@ -184,12 +181,11 @@ fn cargo_xtask_takes_the_fast_way_while_it_is_set_up_and_the_slow_way_otherwise(
         format!("edited hint {grader_dir}"),
         "a link that leads nowhere is skipped"
     );
-    std::fs::remove_dir_all(&base).unwrap();
 }
 
 #[test]
 fn while_cargo_cannot_load_the_workspace_the_grader_built_before_starts() {
-    let base = std::env::temp_dir().join(format!("workbook-unloadable-{}", std::process::id()));
+    let base = Scratch::new("launcher-unloadable");
     let workbook = base.join("workbook");
     scratch_workbook(&workbook, "first");
     write(
@@ -238,5 +234,4 @@ fn while_cargo_cannot_load_the_workspace_the_grader_built_before_starts() {
         format!("edited list {grader_dir}"),
         "once the workspace loads, the grader is built again"
     );
-    std::fs::remove_dir_all(&base).unwrap();
 }

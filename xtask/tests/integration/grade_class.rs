@@ -13,13 +13,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-mod common;
 
-use common::{process_is_gone, root};
+use crate::common::{Scratch, process_is_gone, root, xtask};
 
 const CH01: &str = "ch01-strong-medicine";
 const CH08: &str = "ch08-full-jitter";
@@ -28,28 +28,11 @@ const CH08: &str = "ch08-full-jitter";
 /// would write the same folder).
 const HOSTED: &str = "https://books.example/retry-workbook";
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("workbook-class-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// One class run at a time, so the runs reuse the same two grading slots and their compiled
 /// dependencies.
 fn one_run_at_a_time() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn xtask() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
-    command
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_OUTPUT")
-        .env_remove("GITHUB_REPOSITORY");
-    command
 }
 
 fn run(command: &mut Command) -> Output {
@@ -123,14 +106,17 @@ fn solve(student: &Path, stem: &str, edits: &[(&str, &str)]) {
     .unwrap();
 }
 
-/// The class: who is who, and where the hanging student's build script writes its sleeper's pid.
+/// The class: who is who, and where the hanging student's build script writes its sleeper's pid,
+/// both in one scratch folder.
 struct Class {
+    scratch: Scratch,
     dir: PathBuf,
     sleeper_pid_file: PathBuf,
 }
 
 fn class() -> Class {
-    let dir = temp_dir("students");
+    let scratch = Scratch::new("class");
+    let dir = scratch.join("students");
     for name in ["solved-1", "solved-2", "solved-3"] {
         let student = copy(&dir, name);
         solve(&student, CH01, &[]);
@@ -190,25 +176,39 @@ fn class() -> Class {
         )],
     );
     Class {
-        sleeper_pid_file: dir.with_extension("sleeper-pid"),
+        sleeper_pid_file: scratch.join("sleeper.pid"),
         dir,
+        scratch,
     }
 }
 
 /// The class, graded once for the tests that read its outputs.
 struct Graded {
     class: Class,
-    out: PathBuf,
+    out: Scratch,
     output: Output,
     elapsed: Duration,
 }
 
-fn graded() -> &'static Graded {
+/// The tests that read the graded class. The last of them to end removes its folders, unless
+/// one failed; a test run that leaves some of them out keeps the folders.
+const READERS: [&str; 3] = [
+    "the_class_grades_into_a_gradebook_and_hostile_copies_fail_only_themselves",
+    "the_html_report_passes_the_browser_test",
+    "single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrusted",
+];
+
+/// The class graded once, for `reader`, one of the `READERS`.
+fn graded(reader: &str) -> Reading {
+    assert!(
+        READERS.contains(&reader),
+        "{reader} reads the graded class: name it in READERS"
+    );
     static GRADED: OnceLock<Graded> = OnceLock::new();
-    GRADED.get_or_init(|| {
+    Reading(GRADED.get_or_init(|| {
         let _turn = one_run_at_a_time();
         let class = class();
-        let out = temp_dir("out");
+        let out = Scratch::new("class-out");
         let started = Instant::now();
         let output =
             run(grade_class(&class.dir, &out, 2).env("HOSTILE_PID_FILE", &class.sleeper_pid_file));
@@ -218,7 +218,35 @@ fn graded() -> &'static Graded {
             output,
             elapsed: started.elapsed(),
         }
-    })
+    }))
+}
+
+/// One reader's use of the graded class, which lives as long as the test run: the scratch
+/// folders in it are removed when the last reader ends.
+struct Reading(&'static Graded);
+
+impl std::ops::Deref for Reading {
+    type Target = Graded;
+
+    fn deref(&self) -> &Graded {
+        self.0
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        static PASSED: AtomicUsize = AtomicUsize::new(0);
+        let folders = [&self.0.class.scratch, &self.0.out];
+        if std::thread::panicking() {
+            for folder in folders {
+                eprintln!("the graded class is kept in {}", folder.display());
+            }
+        } else if PASSED.fetch_add(1, Ordering::SeqCst) + 1 == READERS.len() {
+            for folder in folders {
+                let _ = std::fs::remove_dir_all(folder);
+            }
+        }
+    }
 }
 
 fn read_json(file: &Path) -> Value {
@@ -308,7 +336,8 @@ fn rounded(value: &Value) -> bool {
 
 #[test]
 fn the_class_grades_into_a_gradebook_and_hostile_copies_fail_only_themselves() {
-    let graded = graded();
+    let graded =
+        graded("the_class_grades_into_a_gradebook_and_hostile_copies_fail_only_themselves");
     assert_eq!(graded.output.status.code(), Some(0));
     eprintln!("the class of 9 took {:.1} s", graded.elapsed.as_secs_f64());
     let rows = gradebook(&graded.out);
@@ -466,7 +495,7 @@ fn the_class_grades_into_a_gradebook_and_hostile_copies_fail_only_themselves() {
 
 #[test]
 fn the_html_report_passes_the_browser_test() {
-    let graded = graded();
+    let graded = graded("the_html_report_passes_the_browser_test");
     let book = root().join("book/build");
     let built = run(xtask().arg("book"));
     assert!(built.status.success(), "the book builds");
@@ -495,12 +524,12 @@ fn the_html_report_passes_the_browser_test() {
 #[test]
 fn an_interrupted_run_grades_only_the_students_not_yet_done() {
     let _turn = one_run_at_a_time();
-    let dir = temp_dir("resume");
+    let dir = Scratch::new("class-resume");
     for name in ["a", "b", "c", "d", "e"] {
         let student = copy(&dir, name);
         solve(&student, CH08, &[]);
     }
-    let out = temp_dir("resume-out");
+    let out = Scratch::new("class-resume-out");
     let mut first = grade_class(&dir, &out, 1)
         .args(["--book-url", HOSTED])
         .stdout(Stdio::null())
@@ -571,8 +600,9 @@ fn an_interrupted_run_grades_only_the_students_not_yet_done() {
 
 #[test]
 fn single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrusted() {
-    let graded = graded();
-    let reports = temp_dir("reports");
+    let graded =
+        graded("single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrusted");
+    let reports = Scratch::new("class-reports");
     let direct = gradebook(&graded.out);
     let merged_students = [
         "solved-1",
@@ -593,7 +623,7 @@ fn single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrust
         .args(["grade", "ch01", "ch08", "--format", "json"])
         .output()
         .unwrap();
-    let untrusted = temp_dir("untrusted");
+    let untrusted = Scratch::new("class-untrusted");
     std::fs::write(untrusted.join("self-graded.json"), &own.stdout).unwrap();
     // A report from a grader built from other sources is not trusted either.
     let mut other_build = read_json(&reports.join("solved-1.json"));
@@ -607,7 +637,7 @@ fn single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrust
         .unwrap();
     std::fs::write(reports.join("solved-2.json"), &other.stdout).unwrap();
 
-    let out = temp_dir("merged");
+    let out = Scratch::new("class-merged");
     let output = run(merge()
         .arg("--from-reports")
         .arg(&reports)
@@ -662,7 +692,7 @@ fn single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrust
     assert!(html.contains("id=\"untrusted-warning\""));
 
     // Reports from a folder given as untrusted are untrusted however they were made.
-    let out = temp_dir("merged-untrusted");
+    let out = Scratch::new("class-merged-untrusted");
     run(merge()
         .arg("--untrusted-reports")
         .arg(&reports)
@@ -674,7 +704,7 @@ fn single_reports_merge_into_the_same_gradebook_and_self_graded_ones_are_untrust
 #[test]
 fn a_class_of_an_untouched_a_broken_and_a_solved_copy_says_which_is_which_outside_git() {
     let _turn = one_run_at_a_time();
-    let dir = temp_dir("which");
+    let dir = Scratch::new("class-which");
     copy(&dir, "untouched");
     let broken = copy(&dir, "broken");
     let lib = broken.join("exercises").join(CH01).join("src/lib.rs");
@@ -688,9 +718,7 @@ fn a_class_of_an_untouched_a_broken_and_a_solved_copy_says_which_is_which_outsid
     solve(&solved, CH01, &[]);
     solve(&solved, CH08, &[]);
     // Inside the instructor's clone, in a folder that no .gitignore of the workbook names.
-    let out = RemovedAtEnd(root().join(format!("class-grades-test-{}", std::process::id())));
-    let out = &out.0;
-    let _ = std::fs::remove_dir_all(out);
+    let out = &Scratch::under(&root(), "class-grades-test");
     let output = run(grade_class(&dir, out, 2).args(["--book-url", HOSTED]));
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8_lossy(&output.stdout);
@@ -771,13 +799,4 @@ fn a_class_of_an_untouched_a_broken_and_a_solved_copy_says_which_is_which_outsid
         "",
         "git sees the students' grades"
     );
-}
-
-/// A folder removed when the test ends, passed or failed.
-struct RemovedAtEnd(PathBuf);
-
-impl Drop for RemovedAtEnd {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }

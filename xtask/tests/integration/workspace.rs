@@ -5,9 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
-mod common;
 
-use common::root;
+use crate::common::{Scratch, json, root, xtask};
 
 /// The target folder this test's build uses; the copies share it, as a user's
 /// `CARGO_TARGET_DIR` would make them.
@@ -15,13 +14,6 @@ fn shared_target() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root().join("target"))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("workbook-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn run(program: &str, args: &[&str], dir: &Path) {
@@ -89,26 +81,15 @@ fn copy_file(from: &Path, to: &Path) {
 /// Runs the grader binary in `dir`, the way a stale binary shared through one target folder
 /// runs: built from another copy, told nothing about where it was built.
 fn xtask_in(dir: &Path, args: &[&str], state: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
+    xtask()
         .args(args)
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", shared_target())
         .env("WORKBOOK_STATE_DIR", state)
-        .env("NO_COLOR", "1")
         .env_remove("CARGO_MANIFEST_DIR")
         .env_remove("WORKBOOK_POSTGRES_URL")
         .output()
         .unwrap()
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
-        panic!(
-            "{error}: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
 }
 
 /// Removes the grader's folders (`target/workbook/<copy>-<hash>`) of copies that are gone.
@@ -130,7 +111,7 @@ fn forget_work_dirs(copies: &[&Path]) {
 
 #[test]
 fn two_copies_sharing_a_target_folder_each_grade_their_own_exercise() {
-    let base = scratch("copies");
+    let base = Scratch::new("copies");
     let pid = std::process::id();
     let first = base.join(format!("first-{pid}"));
     copy_of_the_workbook(&first);
@@ -182,13 +163,12 @@ fn two_copies_sharing_a_target_folder_each_grade_their_own_exercise() {
         text.contains(&format!("workbook: {}", second.display())),
         "the table names the folder graded:\n{text}"
     );
-    let _ = std::fs::remove_dir_all(&base);
     forget_work_dirs(&[&first, &second]);
 }
 
 #[test]
 fn reset_brings_back_the_shipped_text_after_a_commit() {
-    let base = scratch("reset");
+    let base = Scratch::new("reset");
     let copy = base.join(format!("reset-{}", std::process::id()));
     copy_of_the_workbook(&copy);
     let git = |args: &[&str]| {
@@ -238,13 +218,12 @@ fn reset_brings_back_the_shipped_text_after_a_commit() {
         backed_up.contains("my_work"),
         "the learner's work is backed up"
     );
-    let _ = std::fs::remove_dir_all(&base);
     forget_work_dirs(&[&copy]);
 }
 
 #[test]
 fn without_postgres_the_postgres_checks_are_skipped_and_earn_nothing() {
-    let state = scratch("skipped");
+    let state = Scratch::new("skipped");
     let output = xtask_in(
         &root(),
         &["check", "ch18", "--solution", "--format", "json"],
@@ -286,10 +265,7 @@ fn without_postgres_the_postgres_checks_are_skipped_and_earn_nothing() {
 #[test]
 fn grade_scores_skipped_checks_as_the_instructor_says() {
     // Under target/, so that the submitted crate's manifest finds the workspace it inherits from.
-    let student = root()
-        .join("target/grader-tests")
-        .join(format!("skipped-grade-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&student);
+    let student = Scratch::in_target("skipped-grade");
     copy_tree(
         &root().join("solutions/ch18-many-publishers"),
         &student.join("exercises/ch18-many-publishers"),
@@ -315,16 +291,11 @@ fn grade_scores_skipped_checks_as_the_instructor_says() {
         "{xml}"
     );
     assert!(xml.contains(" skipped=\""), "{xml}");
-    let _ = std::fs::remove_dir_all(&student);
 }
 
 #[test]
 fn a_compile_error_in_the_learners_visible_tests_is_theirs_and_told_once() {
-    let dir = root()
-        .join("target/grader-tests")
-        .join(format!("visible-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::in_target("visible");
     copy_tree(&root().join("exercises/ch08-full-jitter"), &dir);
     let visible = dir.join("tests/visible.rs");
     let text = std::fs::read_to_string(&visible).unwrap();
@@ -333,7 +304,7 @@ fn a_compile_error_in_the_learners_visible_tests_is_theirs_and_told_once() {
         format!("{text}\n#[test]\nfn mine() {{\n    let n: u32 = \"three\";\n}}\n"),
     )
     .unwrap();
-    let state = scratch("visible-state");
+    let state = Scratch::new("visible-state");
     let output = xtask_in(
         &root(),
         &["check", "ch08", "--path", dir.to_str().unwrap()],
@@ -348,19 +319,13 @@ fn a_compile_error_in_the_learners_visible_tests_is_theirs_and_told_once() {
         "the learner's own test is not blamed on the checks:\n{shown}"
     );
     assert!(shown.contains("tests/visible.rs"), "{shown}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A scratch folder for one test, and where in it a copy of the workbook goes.
-fn scratch_copy(name: &str) -> (PathBuf, PathBuf) {
-    let base = scratch(name);
+fn scratch_copy(name: &str) -> (Scratch, PathBuf) {
+    let base = Scratch::new(name);
     let copy = base.join(format!("{name}-{}", std::process::id()));
     (base, copy)
-}
-
-fn clean_up(base: &Path, copy: &Path) {
-    let _ = std::fs::remove_dir_all(base);
-    forget_work_dirs(&[copy]);
 }
 
 /// A copy of the workbook at `copy` in a git repository whose first commit is the workbook as
@@ -451,7 +416,7 @@ fn check_names_missing_shipped_files_and_reset_restores_one_file() {
         run("sh", &["-c", command], &copy);
         assert_eq!(std::fs::read_to_string(&lib).unwrap(), mine, "{command}");
     }
-    clean_up(&base, &copy);
+    forget_work_dirs(&[&copy]);
 }
 
 #[test]
@@ -486,7 +451,7 @@ fn a_broken_exercise_manifest_is_named_and_reset_restores_it() {
     assert_eq!(std::fs::read_to_string(&manifest).unwrap(), shipped);
     let (_, errors) = text(&xtask_in(&copy, &["list"], &state));
     assert_eq!(errors, "", "restored, nothing to warn of");
-    clean_up(&base, &copy);
+    forget_work_dirs(&[&copy]);
 }
 
 #[test]
@@ -496,12 +461,11 @@ fn watch_keeps_watching_when_its_input_is_not_a_terminal() {
 
     let (base, copy) = scratch_copy("watch");
     copy_of_the_workbook(&copy);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let mut child = xtask()
         .args(["watch", "ch01"])
         .current_dir(&copy)
         .env("CARGO_TARGET_DIR", shared_target())
         .env("WORKBOOK_STATE_DIR", base.join("state"))
-        .env("NO_COLOR", "1")
         .env_remove("CARGO_MANIFEST_DIR")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -540,5 +504,5 @@ fn watch_keeps_watching_when_its_input_is_not_a_terminal() {
         second.is_some(),
         "an edit after the first check is checked: watch did not stop at the end of its input"
     );
-    clean_up(&base, &copy);
+    forget_work_dirs(&[&copy]);
 }

@@ -2,29 +2,16 @@
 //! that goes away ends a command quietly, and a chapter can be named the ways a learner names it.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-mod common;
-
-use common::root;
-
-fn state_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("workbook-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use crate::common::{Scratch, xtask};
 
 /// `cargo xtask <args>` in the repository, with its progress kept in `state` and its stdout
 /// given to `stdout`.
-fn xtask(args: &[&str], state: &Path, stdout: Stdio) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
+fn xtask_to(args: &[&str], state: &Path, stdout: Stdio) -> Output {
+    xtask()
         .args(args)
-        .current_dir(root())
         .env("WORKBOOK_STATE_DIR", state)
-        .env("NO_COLOR", "1")
-        // These tests read the English texts, whatever the machine's locale.
-        .env("WORKBOOK_LANG", "en")
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(Stdio::piped())
@@ -34,12 +21,10 @@ fn xtask(args: &[&str], state: &Path, stdout: Stdio) -> Output {
 
 /// `cargo xtask <args>` with the language variables set as `vars` says (the others removed).
 fn xtask_in(args: &[&str], state: &Path, vars: &[(&str, &str)]) -> String {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    let mut command = xtask();
     command
         .args(args)
-        .current_dir(root())
         .env("WORKBOOK_STATE_DIR", state)
-        .env("NO_COLOR", "1")
         .stdin(Stdio::null());
     for name in ["WORKBOOK_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
         command.env_remove(name);
@@ -51,7 +36,7 @@ fn xtask_in(args: &[&str], state: &Path, vars: &[(&str, &str)]) -> String {
 
 #[test]
 fn the_grader_speaks_japanese_to_a_japanese_learner() {
-    let state = state_dir("ja");
+    let state = Scratch::new("cli-ja");
     // The untouched exercise fails: the report, its next steps and its book links in Japanese.
     let report = xtask_in(&["check", "ch01"], &state, &[("WORKBOOK_LANG", "ja")]);
     for words in [
@@ -87,7 +72,7 @@ fn the_grader_speaks_japanese_to_a_japanese_learner() {
 
 #[test]
 fn a_reader_that_goes_away_ends_every_command_quietly() {
-    let state = state_dir("pipe");
+    let state = Scratch::new("cli-pipe");
     for args in [
         &["hint", "ch01"][..],
         &["hint", "ch01", "--again"],
@@ -98,7 +83,7 @@ fn a_reader_that_goes_away_ends_every_command_quietly() {
         // The reader is gone before the command writes anything, as with `| true`.
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let output = xtask(args, &state, writer.into());
+        let output = xtask_to(args, &state, writer.into());
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
         assert_eq!(stderr, "", "{args:?} says nothing of the closed pipe");
@@ -107,14 +92,14 @@ fn a_reader_that_goes_away_ends_every_command_quietly() {
 
 #[test]
 fn a_chapter_is_named_by_id_number_folder_or_slug() {
-    let state = state_dir("names");
+    let state = Scratch::new("cli-names");
     for name in ["ch08", "8", "08", "ch08-full-jitter", "full-jitter"] {
-        let output = xtask(&["hint", name, "--again"], &state, Stdio::piped());
+        let output = xtask_to(&["hint", name, "--again"], &state, Stdio::piped());
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(output.status.success(), "{name}: {stdout}");
         assert!(stdout.contains("Hint 1 of 4 for ch08"), "{name}: {stdout}");
     }
-    let graded = xtask(
+    let graded = xtask_to(
         &[
             "check",
             "ch08-full-jitter",
@@ -132,9 +117,9 @@ fn a_chapter_is_named_by_id_number_folder_or_slug() {
 
 #[test]
 fn a_mistyped_chapter_gets_the_nearest_with_its_title() {
-    let state = state_dir("typo");
+    let state = Scratch::new("cli-typo");
     for typo in ["full-jiter", "ch08-full-jiter"] {
-        let output = xtask(&["check", typo], &state, Stdio::piped());
+        let output = xtask_to(&["check", typo], &state, Stdio::piped());
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{stderr}");
         assert!(
@@ -144,7 +129,7 @@ fn a_mistyped_chapter_gets_the_nearest_with_its_title() {
             "{stderr}"
         );
     }
-    let output = xtask(&["hint", "banana"], &state, Stdio::piped());
+    let output = xtask_to(&["hint", "banana"], &state, Stdio::piped());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("ch22 · Retry design inside a saga"),
