@@ -59,7 +59,7 @@ pub fn run(args: CiArgs) -> Result<ExitCode> {
     if let Some(code) = start_again_with_postgres()? {
         return Ok(code);
     }
-    // Before the tests: the class report's test (xtask/tests/grade_class.rs) needs it too.
+    // Before the tests: the class report's test (xtask/tests/integration/grade_class.rs) needs it too.
     crate::system::ensure(&[crate::system::CHROMIUM])?;
     let cross_packages = crate::cross::install_in_background();
     let mut stages = Stages::default();

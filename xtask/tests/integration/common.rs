@@ -78,6 +78,92 @@ pub fn process_is_gone(pid: u32) -> bool {
     }
 }
 
+/// The target folder the tests build in; copies of the workbook share it, as a user's
+/// `CARGO_TARGET_DIR` would make them.
+pub fn shared_target() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+/// A copy of this repository's sources (no build output, no git history) at `dir`, made as a
+/// learner's `cp -a` would.
+pub fn copy_of_the_workbook(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    for entry in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "book",
+        "exercises",
+        "solutions",
+        "xtask",
+    ] {
+        let from = root().join(entry);
+        if from.is_dir() {
+            copy_tree(&from, &dir.join(entry));
+        } else if from.is_file() {
+            copy_file(&from, &dir.join(entry));
+        }
+    }
+}
+
+/// Copies the folder `from` to `to` as `cp -a` does (contents and modification times; build
+/// output left out).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "target" {
+                copy_tree(&path, &to.join(entry.file_name()));
+            }
+        } else {
+            copy_file(&path, &to.join(entry.file_name()));
+        }
+    }
+}
+
+pub fn copy_file(from: &Path, to: &Path) {
+    std::fs::copy(from, to).unwrap();
+    let modified = std::fs::metadata(from).unwrap().modified().unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(to)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+}
+
+/// Removes the grader's folders (`target/workbook/<copy>-<hash>`) of copies that are gone.
+pub fn forget_work_dirs(copies: &[&Path]) {
+    let Ok(entries) = std::fs::read_dir(shared_target().join("workbook")) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let of_a_copy = copies.iter().any(|copy| {
+            let copy_name = copy.file_name().unwrap().to_string_lossy();
+            name.starts_with(&format!("{copy_name}-"))
+        });
+        if of_a_copy {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Removes, when dropped, the grader's folders of the copies of the workbook it names (after a
+/// test that passed; a failed test keeps them, with its scratch folder).
+pub struct WorkDirs(pub Vec<PathBuf>);
+
+impl Drop for WorkDirs {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            forget_work_dirs(&self.0.iter().map(PathBuf::as_path).collect::<Vec<_>>());
+        }
+    }
+}
+
 /// An empty folder of one test's own. A test that passes removes it; a test that fails keeps it,
 /// and says where, to be looked into.
 pub struct Scratch {

@@ -7,6 +7,8 @@ mod common;
 mod grade;
 mod grade_class;
 mod grader;
+mod interrupt;
 mod launcher;
+mod path_target;
 mod suites;
 mod workspace;

@@ -6,15 +6,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::common::{Scratch, json, root, xtask};
-
-/// The target folder this test's build uses; the copies share it, as a user's
-/// `CARGO_TARGET_DIR` would make them.
-fn shared_target() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target"))
-}
+use crate::common::{
+    Scratch, copy_of_the_workbook, copy_tree, forget_work_dirs, json, root, shared_target, xtask,
+};
 
 fn run(program: &str, args: &[&str], dir: &Path) {
     let output = Command::new(program)
@@ -29,55 +23,6 @@ fn run(program: &str, args: &[&str], dir: &Path) {
     );
 }
 
-/// A copy of this repository's sources (no build output, no git history) at `dir`, made as a
-/// learner's `cp -a` would.
-fn copy_of_the_workbook(dir: &Path) {
-    std::fs::create_dir_all(dir).unwrap();
-    for entry in [
-        "Cargo.toml",
-        "Cargo.lock",
-        "book",
-        "exercises",
-        "solutions",
-        "xtask",
-    ] {
-        let from = root().join(entry);
-        if from.is_dir() {
-            copy_tree(&from, &dir.join(entry));
-        } else if from.is_file() {
-            copy_file(&from, &dir.join(entry));
-        }
-    }
-}
-
-/// Copies the folder `from` to `to` as `cp -a` does (contents and modification times; build
-/// output left out).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let path = entry.path();
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != "target" {
-                copy_tree(&path, &to.join(entry.file_name()));
-            }
-        } else {
-            copy_file(&path, &to.join(entry.file_name()));
-        }
-    }
-}
-
-fn copy_file(from: &Path, to: &Path) {
-    std::fs::copy(from, to).unwrap();
-    let modified = std::fs::metadata(from).unwrap().modified().unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(to)
-        .unwrap()
-        .set_modified(modified)
-        .unwrap();
-}
-
 /// Runs the grader binary in `dir`, the way a stale binary shared through one target folder
 /// runs: built from another copy, told nothing about where it was built.
 fn xtask_in(dir: &Path, args: &[&str], state: &Path) -> Output {
@@ -90,23 +35,6 @@ fn xtask_in(dir: &Path, args: &[&str], state: &Path) -> Output {
         .env_remove("WORKBOOK_POSTGRES_URL")
         .output()
         .unwrap()
-}
-
-/// Removes the grader's folders (`target/workbook/<copy>-<hash>`) of copies that are gone.
-fn forget_work_dirs(copies: &[&Path]) {
-    let Ok(entries) = std::fs::read_dir(shared_target().join("workbook")) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let of_a_copy = copies.iter().any(|copy| {
-            let copy_name = copy.file_name().unwrap().to_string_lossy();
-            name.starts_with(&format!("{copy_name}-"))
-        });
-        if of_a_copy {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
 }
 
 #[test]

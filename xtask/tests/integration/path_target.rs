@@ -5,37 +5,23 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::Value;
-mod common;
 
-use common::root;
+use crate::common::{Scratch, copy_tree, root, xtask};
 
-/// A copy of the ch01 exercise, as `cp -r` makes it, in a folder outside the workbook.
-fn exercise_copied_out(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("workbook-path-target-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    let exercise = root().join("exercises/ch01-strong-medicine");
-    for folder in ["src", "tests", "examples"] {
-        std::fs::create_dir_all(dir.join(folder)).unwrap();
-        for entry in std::fs::read_dir(exercise.join(folder)).unwrap() {
-            let file = entry.unwrap().path();
-            std::fs::copy(&file, dir.join(folder).join(file.file_name().unwrap())).unwrap();
-        }
-    }
-    std::fs::copy(exercise.join("Cargo.toml"), dir.join("Cargo.toml")).unwrap();
+/// A copy of the ch01 exercise, as `cp -r` makes it, in `scratch` (outside the workbook).
+fn exercise_copied_out(scratch: &Scratch, name: &str) -> PathBuf {
+    let dir = scratch.join(name);
+    copy_tree(&root().join("exercises/ch01-strong-medicine"), &dir);
     dir
 }
 
 /// `cargo xtask check ch01 --path <dir>`, with `extra` arguments.
 fn check(dir: &Path, extra: &[&str]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+    xtask()
         .args(["check", "ch01", "--path"])
         .arg(dir)
         .args(extra)
-        .current_dir(root())
         .env("WORKBOOK_STATE_DIR", dir.with_extension("state"))
-        .env("NO_COLOR", "1")
         .output()
         .expect("the xtask binary runs")
 }
@@ -68,8 +54,9 @@ fn json_report(dir: &Path) -> Value {
 /// One test, not two: both gradings write the same copy, `outside/ch01`.
 #[test]
 fn a_crate_copied_out_is_named_by_its_own_folder_in_every_message() {
+    let scratch = Scratch::new("path-target");
     // A compile error: the compiler's message, its file and where to start.
-    let broken = exercise_copied_out("broken");
+    let broken = exercise_copied_out(&scratch, "broken");
     let lib = broken.join("src").join("lib.rs");
     let mut source = std::fs::read_to_string(&lib).unwrap();
     source.push_str("\npub fn broken() -> u32 {\n    \"not a number\"\n}\n");
@@ -91,7 +78,7 @@ fn a_crate_copied_out_is_named_by_its_own_folder_in_every_message() {
     assert_eq!(first["file"], given_lib.as_str(), "{report:#}");
 
     // The untouched exercise: each check's evidence and where to start.
-    let untouched = exercise_copied_out("untouched");
+    let untouched = exercise_copied_out(&scratch, "untouched");
     let given_lib = untouched.join("src").join("lib.rs").display().to_string();
     let report = json_report(&untouched);
     // Where the learner's code panicked (a `todo!()` left), as each check reports it.
@@ -111,6 +98,4 @@ fn a_crate_copied_out_is_named_by_its_own_folder_in_every_message() {
     }
     let text = names_no_copy(&check(&untouched, &[]));
     assert!(text.contains(&given_lib), "{text}");
-
-    let _ = std::fs::remove_dir_all(broken.parent().unwrap());
 }

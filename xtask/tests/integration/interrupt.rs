@@ -10,13 +10,11 @@
 
 use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{process_is_gone, root};
+use crate::common::{Scratch, WorkDirs, copy_of_the_workbook, process_is_gone, root};
 
 /// How often the test looks at what it waits for.
 const LOOK_EVERY: Duration = Duration::from_millis(10);
@@ -51,67 +49,6 @@ title = "a check that sleeps"
 section = "8.3"
 timeout-ms = 600000
 "#;
-
-/// A folder of the test's own, removed when the test ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("workbook-{name}-{}", std::process::id()));
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir).unwrap();
-        }
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::fs::remove_dir_all(&self.0).is_err() {
-            eprintln!("note: {} is left behind", self.0.display());
-        }
-    }
-}
-
-/// The grader's folder for a copy of the workbook (`target/workbook/<copy>-<hash>`), removed
-/// when the test ends.
-struct WorkDir(PathBuf);
-
-impl Drop for WorkDir {
-    fn drop(&mut self) {
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root().join("target"));
-        let prefix = format!("{}-", self.0.file_name().unwrap().to_string_lossy());
-        let entries = std::fs::read_dir(target.join("workbook"))
-            .into_iter()
-            .flatten();
-        for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with(&prefix)
-                && std::fs::remove_dir_all(entry.path()).is_err()
-            {
-                eprintln!("note: {} is left behind", entry.path().display());
-            }
-        }
-    }
-}
-
-/// Copies the folder `from` to `to`, build output left out.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let path = entry.path();
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != "target" {
-                copy_tree(&path, &to.join(entry.file_name()));
-            }
-        } else {
-            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
-        }
-    }
-}
 
 /// The grader with `args`, started as a shell starts a job: in a process group of its own. On
 /// a terminal (`script`'s), or with no input at all.
@@ -240,7 +177,7 @@ fn output(scratch: &Path) -> String {
 #[test]
 fn ctrl_c_stops_check_at_once_and_leaves_nothing_running() {
     let scratch = Scratch::new("interrupt-check");
-    let checks = scratch.0.join("checks/ch08");
+    let checks = scratch.join("checks/ch08");
     std::fs::create_dir_all(&checks).unwrap();
     std::fs::write(checks.join("chapter.toml"), SLEEPING_RUBRIC).unwrap();
     std::fs::write(checks.join("jitter.rs"), SLEEPING_CHECK).unwrap();
@@ -250,37 +187,29 @@ fn ctrl_c_stops_check_at_once_and_leaves_nothing_running() {
             "ch08",
             "--solution",
             "--checks-dir",
-            scratch.0.join("checks").to_str().unwrap(),
+            scratch.join("checks").to_str().unwrap(),
         ],
         &root(),
-        &scratch.0,
+        &scratch,
         false,
     );
-    interrupt_while_the_check_sleeps(grader, &scratch.0, sigint_to_the_group);
+    interrupt_while_the_check_sleeps(grader, &scratch, sigint_to_the_group);
 }
 
 #[test]
 fn ctrl_c_stops_watch_at_once_and_leaves_nothing_running() {
     let scratch = Scratch::new("interrupt-watch");
     // Watch grades the exercise of the workbook it runs in: a copy whose ch08 has the check.
-    let copy = scratch
-        .0
-        .join(format!("interrupted-copy-{}", std::process::id()));
-    let _work_dir = WorkDir(copy.clone());
-    for entry in ["Cargo.toml", "Cargo.lock"] {
-        std::fs::create_dir_all(&copy).unwrap();
-        std::fs::copy(root().join(entry), copy.join(entry)).unwrap();
-    }
-    for entry in ["book", "exercises", "solutions", "xtask"] {
-        copy_tree(&root().join(entry), &copy.join(entry));
-    }
+    let copy = scratch.join(format!("interrupted-copy-{}", std::process::id()));
+    let _work_dirs = WorkDirs(vec![copy.clone()]);
+    copy_of_the_workbook(&copy);
     let checks = copy.join("xtask/checks/ch08");
     std::fs::remove_dir_all(&checks).unwrap();
     std::fs::create_dir_all(&checks).unwrap();
     std::fs::write(checks.join("chapter.toml"), SLEEPING_RUBRIC).unwrap();
     std::fs::write(checks.join("jitter.rs"), SLEEPING_CHECK).unwrap();
-    let grader = start(&["watch", "ch08"], &copy, &scratch.0, true);
-    let said = interrupt_while_the_check_sleeps(grader, &scratch.0, ctrl_c_key);
+    let grader = start(&["watch", "ch08"], &copy, &scratch, true);
+    let said = interrupt_while_the_check_sleeps(grader, &scratch, ctrl_c_key);
     assert!(
         said.contains("Stopped. Your work on ch08 is saved in your files; run `cargo xtask watch ch08` to go on."),
         "watch says goodbye: {said}"
