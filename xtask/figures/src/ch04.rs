@@ -5,7 +5,6 @@
 //! The plotting library draws charts, not tables, so this module writes its SVG itself, in the
 //! same house style (card, fonts, Okabe–Ito colours).
 
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use ch04_deadlines_solution::{Policy, worst_case_time};
@@ -113,7 +112,7 @@ struct Svg(String);
 
 impl Svg {
     fn text(&mut self, x: f64, y: f64, size: f64, fill: &str, extra: &str, content: &str) {
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<text x="{}" y="{}" font-size="{}" fill="{fill}"{extra}>{}</text>"#,
             px(x),
@@ -124,7 +123,7 @@ impl Svg {
     }
 
     fn rect(&mut self, x: f64, y: f64, width: f64, height: f64, fill: &str) {
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{fill}"/>"#,
             px(x),
@@ -135,7 +134,7 @@ impl Svg {
     }
 
     fn line(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), stroke: &str, extra: &str) {
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{stroke}"{extra}/>"#,
             px(x1),
@@ -302,20 +301,20 @@ fn budget_table() -> Figure {
     );
 
     let mut out = String::new();
-    let _ = writeln!(
+    push_line!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-labelledby="figure-title figure-desc" font-family="{font}">"#,
         w = px(WIDTH),
         h = px(height),
         font = escape(FONT_STACK),
     );
-    let _ = writeln!(out, r#"<title id="figure-title">{}</title>"#, escape(title));
-    let _ = writeln!(
+    push_line!(out, r#"<title id="figure-title">{}</title>"#, escape(title));
+    push_line!(
         out,
         r#"<desc id="figure-desc">{}</desc>"#,
         escape(&description(&rows))
     );
-    let _ = writeln!(
+    push_line!(
         out,
         r##"<rect x="0.5" y="0.5" width="{}" height="{}" rx="12" ry="12" fill="#ffffff" stroke="{RULE}"/>"##,
         px(WIDTH - 1.0),
@@ -350,7 +349,7 @@ fn description(rows: &[Row]) -> String {
         } else {
             "does not fit"
         };
-        let _ = write!(
+        push_fmt!(
             text,
             "{}: {} of timeouts plus {} of sleeps = {}, {verdict}. ",
             row.text,

@@ -5,7 +5,6 @@
 //! The figure needs a logarithmic y axis, which the chart library does not draw, so it is a
 //! [`diagram`]: axes, decade gridlines, one polyline per series and labels, laid out here.
 
-use std::fmt::Write as _;
 
 use ch12_retry_in_one_place_solution::amplification;
 
@@ -57,7 +56,7 @@ fn count(calls: u64) -> String {
 /// `ch12-amplification-table`: backend calls for every depth and attempts per layer.
 fn amplification_table() -> String {
     let mut text = String::new();
-    let _ = writeln!(
+    push_line!(
         text,
         "**Backend calls for one user request** when the backend is down (every call fails), \
          computed with `amplification`:\n"
@@ -65,7 +64,7 @@ fn amplification_table() -> String {
     let mut header = "| layers that retry |".to_owned();
     let mut rule = "|---:|".to_owned();
     for attempts in TABLE_ATTEMPTS {
-        let _ = write!(
+        push_fmt!(
             header,
             " {attempts} attempts each ({} {}) |",
             attempts - 1,
@@ -73,26 +72,26 @@ fn amplification_table() -> String {
         );
         rule.push_str("---:|");
     }
-    let _ = writeln!(
+    push_line!(
         header,
         " retry in one place ({ONE_PLACE} attempts at the top only) |"
     );
     rule.push_str("---:|");
     text.push_str(&header);
-    let _ = writeln!(text, "{rule}");
+    push_line!(text, "{rule}");
     for layers in LAYERS {
-        let _ = write!(text, "| {layers} |");
+        push_fmt!(text, "| {layers} |");
         for attempts in TABLE_ATTEMPTS {
             let calls = count(amplification(&every_layer(layers, attempts)));
             // The two classic examples: SRE book ch. 22 and the Builders' Library.
             let classic = (layers, attempts) == (3, 4) || (layers, attempts) == (5, 3);
             if classic {
-                let _ = write!(text, " **{calls}** |");
+                push_fmt!(text, " **{calls}** |");
             } else {
-                let _ = write!(text, " {calls} |");
+                push_fmt!(text, " {calls} |");
             }
         }
-        let _ = writeln!(text, " {} |", count(amplification(&one_place(layers))));
+        push_line!(text, " {} |", count(amplification(&one_place(layers))));
     }
     text
 }
@@ -109,7 +108,7 @@ fn y(calls: u64) -> f64 {
 }
 
 fn text(body: &mut String, (px, py): (f64, f64), anchor: &str, style: &str, content: &str) {
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<text x="{px:.1}" y="{py:.1}" text-anchor="{anchor}" {style}>{}</text>"#,
         escape(content)
@@ -143,14 +142,14 @@ fn series(body: &mut String, points: &[(usize, u64)], color: Color, dashed: bool
     } else {
         ""
     };
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="2.5" stroke-linejoin="round"{dash}/>"#,
         coordinates.join(" "),
         color.hex()
     );
     for &(layers, calls) in points {
-        let _ = writeln!(
+        push_line!(
             body,
             r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{}"/>"#,
             x(layers),
@@ -173,7 +172,7 @@ fn series(body: &mut String, points: &[(usize, u64)], color: Color, dashed: bool
 
 /// A ring around a point and a note beside it.
 fn callout(body: &mut String, (layers, calls): (usize, u64), at: (f64, f64), note: &str) {
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<circle cx="{:.1}" cy="{:.1}" r="7" fill="none" stroke="{}" stroke-width="1.5"/>"#,
         x(layers),
@@ -190,7 +189,7 @@ fn amplification_figure() -> String {
     for decade in 0..=DECADES as u32 {
         let calls = 10u64.pow(decade);
         let line_y = y(calls);
-        let _ = writeln!(
+        push_line!(
             body,
             r#"<line x1="{PLOT_LEFT:.1}" y1="{line_y:.1}" x2="{PLOT_RIGHT:.1}" y2="{line_y:.1}" stroke="{}" stroke-width="1"/>"#,
             Palette::GRID
@@ -203,7 +202,7 @@ fn amplification_figure() -> String {
             &count(calls),
         );
     }
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<line x1="{PLOT_LEFT:.1}" y1="{bottom:.1}" x2="{PLOT_RIGHT:.1}" y2="{bottom:.1}" stroke="{}" stroke-width="1"/>"#,
         Palette::MUTED
@@ -224,7 +223,7 @@ fn amplification_figure() -> String {
         &label(Palette::INK),
         "layers in the stack",
     );
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<text x="0" y="0" text-anchor="middle" {} transform="translate(22 {:.1}) rotate(-90)">{}</text>"#,
         label(Palette::INK),
@@ -271,7 +270,7 @@ fn amplification_figure() -> String {
         &small(Palette::MUTED),
         &format!("Builders' Library: 3⁵ = {}", count(builders.1)),
     );
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<circle cx="{:.1}" cy="{:.1}" r="7" fill="none" stroke="{}" stroke-width="1.5"/>"#,
         x(builders.0),

@@ -2,7 +2,6 @@
 //! the reference solution's `AdmissionQueue`: goodput over time for each setup, and a phase
 //! diagram of which loads and trigger lengths the system recovers from.
 
-use std::fmt::Write as _;
 use std::ops::Range;
 use std::time::Duration;
 
@@ -174,7 +173,7 @@ fn goodput_table(runs: &[(Setup, Vec<Second>)]) -> Figure {
         let cell = |range: Range<u32>, value: fn(&Second) -> u32| {
             format_number(mean(seconds, range, value), 0)
         };
-        let _ = writeln!(
+        push_line!(
             text,
             "| {} | {} | {} | {} | {} | {} | {} |",
             label(*setup),
@@ -262,7 +261,7 @@ const PANEL_LEFT: [f64; 2] = [72.0, 402.0];
 const TOP: f64 = 30.0;
 
 fn text(body: &mut String, x: f64, y: f64, anchor: &str, size: f64, content: &str) {
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<text x="{x:.1}" y="{y:.1}" text-anchor="{anchor}" font-size="{size}" fill="{}">{}</text>"#,
         Palette::INK,
@@ -300,7 +299,7 @@ fn phase_diagram(phases: &[(Setup, Phase); 2]) -> Figure {
                 } else {
                     Color::Vermillion.hex()
                 };
-                let _ = writeln!(
+                push_line!(
                     body,
                     r##"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{fill}" stroke="#ffffff" stroke-width="1"/>"##,
                     left + j as f64 * CELL_W,
@@ -351,7 +350,7 @@ fn phase_diagram(phases: &[(Setup, Phase); 2]) -> Figure {
     .enumerate()
     {
         let x = PANEL_LEFT[0] + i as f64 * 330.0;
-        let _ = writeln!(
+        push_line!(
             body,
             r#"<rect x="{x:.1}" y="{:.1}" width="14" height="12" fill="{}"/>"#,
             legend_y - 10.0,
@@ -366,7 +365,7 @@ fn phase_diagram(phases: &[(Setup, Phase); 2]) -> Figure {
             words,
         );
     }
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<text x="0" y="0" text-anchor="middle" font-size="{}" fill="{}" transform="translate(18 {:.1}) rotate(-90)">load (share of capacity)</text>"#,
         Palette::FONT_SIZE,
@@ -405,7 +404,7 @@ fn phase_table(phases: &[(Setup, Phase); 2]) -> Figure {
         "| setup | runs that stay down | lowest load that stays down | at 95 %: shortest trigger that leaves it down |\n|---|---:|---:|---:|\n",
     );
     for (setup, phase) in phases {
-        let _ = writeln!(
+        push_line!(
             text,
             "| {} | {} of {} | {} | {} |",
             label(*setup),
@@ -429,7 +428,7 @@ fn numbers(runs: &[(Setup, Vec<Second>)], phases: &[(Setup, Phase); 2]) -> Figur
          numbers that the prose of ch27-metastable-failures.md quotes, each between anchors.\n",
     );
     let mut anchor = |name: &str, value: String| {
-        let _ = writeln!(text, "ANCHOR: {name}\n{value}\nANCHOR_END: {name}");
+        push_line!(text, "ANCHOR: {name}\n{value}\nANCHOR_END: {name}");
     };
     let trigger = TRIGGER_START..trigger_end();
     let after = trigger_end()..trigger_end() + 10;

@@ -1,7 +1,6 @@
 //! The learning path: the book's parts and chapters as a figure, drawn from the manifest
 //! (`xtask/workbook.toml`), so it changes when a chapter is added or finished.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::figure::Figure;
@@ -76,7 +75,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
     for (index, (title, chapters)) in parts.iter().enumerate() {
         let x = MARGIN + index as f64 * (column_width + GAP);
         let (part, name) = title.split_once(" — ").unwrap_or((title, ""));
-        let _ = writeln!(
+        push_line!(
             body,
             r#"<text x="{:.1}" y="14" font-size="{}" font-weight="600" fill="{}">{}</text>"#,
             x,
@@ -89,7 +88,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
             .enumerate()
             .take(NAME_LINES)
         {
-            let _ = writeln!(
+            push_line!(
                 body,
                 r#"<text x="{:.1}" y="{:.1}" font-size="{}" fill="{}">{}</text>"#,
                 x,
@@ -108,7 +107,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
             } else {
                 (Palette::BORDER, "#ffffff", r#" stroke-dasharray="4 3""#)
             };
-            let _ = writeln!(
+            push_line!(
                 body,
                 r#"<rect x="{x:.1}" y="{y:.1}" width="{column_width:.1}" height="{height:.1}" rx="6" fill="{fill}" stroke="{stroke}"{dash}/>"#
             );
@@ -122,7 +121,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
             } else {
                 format!("{} (draft)", chapter.id)
             };
-            let _ = writeln!(
+            push_line!(
                 body,
                 r#"<text x="{:.1}" y="{:.1}" font-size="{}" font-weight="600" fill="{ink}">{}</text>"#,
                 x + BOX_PAD,
@@ -131,7 +130,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
                 escape(&label)
             );
             for (line, text) in lines.iter().enumerate() {
-                let _ = writeln!(
+                push_line!(
                     body,
                     r#"<text x="{:.1}" y="{:.1}" font-size="{}" fill="{ink}">{}</text>"#,
                     x + BOX_PAD,
@@ -145,7 +144,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
         tallest = tallest.max(y);
         if index + 1 < parts.len() {
             let arrow_x = x + column_width + 1.0;
-            let _ = writeln!(
+            push_line!(
                 body,
                 r#"<path d="M{:.1} 10 l{:.1} 0 m-4 -4 l4 4 l-4 4" fill="none" stroke="{}" stroke-width="1.5"/>"#,
                 arrow_x,
