@@ -8,7 +8,7 @@
 
 use ch12_retry_in_one_place_solution::amplification;
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Color, Palette, diagram, escape, format_number};
 
 /// The depths shown: stacks of 1 to 5 layers that retry.
@@ -29,9 +29,9 @@ const PLOT_HEIGHT: f64 = 300.0;
 const X_PAD: f64 = 22.0;
 const BODY_HEIGHT: f64 = PLOT_TOP + PLOT_HEIGHT + 48.0;
 
-pub fn figures() -> Vec<Figure> {
+pub fn figures(lang: Lang) -> Vec<Figure> {
     vec![
-        Figure::new("ch12-amplification", amplification_figure()),
+        Figure::new("ch12-amplification", amplification_figure(lang)),
         Figure::markdown("ch12-amplification-table", amplification_table()),
     ]
 }
@@ -183,7 +183,7 @@ fn callout(body: &mut String, (layers, calls): (usize, u64), at: (f64, f64), not
 }
 
 /// `ch12-amplification`: backend calls against the depth of the stack, on a log scale.
-fn amplification_figure() -> String {
+fn amplification_figure(lang: Lang) -> String {
     let mut body = String::new();
     let bottom = PLOT_TOP + PLOT_HEIGHT;
     for decade in 0..=DECADES as u32 {
@@ -221,14 +221,17 @@ fn amplification_figure() -> String {
         ((PLOT_LEFT + PLOT_RIGHT) / 2.0, bottom + 40.0),
         "middle",
         &label(Palette::INK),
-        "layers in the stack",
+        lang.pick("layers in the stack", "スタックの層の数"),
     );
     push_line!(
         body,
         r#"<text x="0" y="0" text-anchor="middle" {} transform="translate(22 {:.1}) rotate(-90)">{}</text>"#,
         label(Palette::INK),
         PLOT_TOP + PLOT_HEIGHT / 2.0,
-        escape("backend calls per request (log scale)")
+        escape(lang.pick(
+            "backend calls per request (log scale)",
+            "1 リクエストあたりのバックエンド呼び出し（対数目盛り）",
+        ))
     );
 
     let colors = [Color::Vermillion, Color::Orange, Color::Blue];
@@ -241,7 +244,10 @@ fn amplification_figure() -> String {
             &points,
             color,
             false,
-            &format!("{attempts} attempts each"),
+            &lang.pick(
+                format!("{attempts} attempts each"),
+                format!("各層 {attempts} 回試行"),
+            ),
         );
     }
     let flat: Vec<(usize, u64)> = LAYERS
@@ -252,7 +258,7 @@ fn amplification_figure() -> String {
         &flat,
         Color::BluishGreen,
         true,
-        "retry in one place",
+        lang.pick("retry in one place", "1 か所でリトライ"),
     );
 
     let sre = (3, amplification(&every_layer(3, 4)));
@@ -260,7 +266,10 @@ fn amplification_figure() -> String {
         &mut body,
         sre,
         (x(sre.0) - 12.0, y(sre.1) - 10.0),
-        &format!("SRE book: 4 · 4 · 4 = {}", count(sre.1)),
+        &lang.pick(
+            format!("SRE book: 4 · 4 · 4 = {}", count(sre.1)),
+            format!("SRE 本: 4 · 4 · 4 = {}", count(sre.1)),
+        ),
     );
     let builders = (5, amplification(&every_layer(5, 3)));
     text(
@@ -268,7 +277,10 @@ fn amplification_figure() -> String {
         (x(builders.0) + 14.0, y(builders.1) + 19.0),
         "start",
         &small(Palette::MUTED),
-        &format!("Builders' Library: 3⁵ = {}", count(builders.1)),
+        &lang.pick(
+            format!("Builders' Library: 3⁵ = {}", count(builders.1)),
+            format!("Builders' Library の例: 3⁵ = {}", count(builders.1)),
+        ),
     );
     push_line!(
         body,
@@ -279,13 +291,25 @@ fn amplification_figure() -> String {
     );
 
     diagram(
-        "Retries multiply across layers",
-        &format!(
-            "Backend calls caused by one user request while the backend is down, when every layer \
-             of the stack makes 2, 3 or 4 attempts of its own. The y axis is logarithmic: each \
-             straight line is an exponential. The dashed line is the same stack retrying in one \
-             place: {ONE_PLACE} attempts at the top, one call per layer below. Computed with the \
-             solution's amplification()."
+        lang.pick(
+            "Retries multiply across layers",
+            "リトライは層を重ねるごとに掛け算で増える",
+        ),
+        &lang.pick(
+            format!(
+                "Backend calls caused by one user request while the backend is down, when every \
+                 layer of the stack makes 2, 3 or 4 attempts of its own. The y axis is \
+                 logarithmic: each straight line is an exponential. The dashed line is the same \
+                 stack retrying in one place: {ONE_PLACE} attempts at the top, one call per layer \
+                 below. Computed with the solution's amplification()."
+            ),
+            format!(
+                "バックエンドが落ちているとき、ユーザーの 1 リクエストが引き起こすバックエンド呼び出しの数です。\
+                 スタックの各層がそれぞれ 2、3、4 回試行する場合を示します。縦軸は対数目盛りなので、\
+                 直線はどれも指数関数です。破線は同じスタックが 1 か所でリトライする場合で、最上層で \
+                 {ONE_PLACE} 回試行し、その下の各層は 1 回だけ呼び出します。模範解答の \
+                 amplification() で計算しました。"
+            ),
         ),
         BODY_HEIGHT,
         &body,

@@ -262,12 +262,22 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../book/src/figures")
     }
 
+    /// The words of an SVG's text elements.
+    fn texts(svg: &str) -> Vec<&str> {
+        svg.split("<text ")
+            .skip(1)
+            .filter_map(|t| t.split_once('>')?.1.split_once("</text>").map(|(text, _)| text))
+            .collect()
+    }
+
     /// Every chapter's figures in every language: the same bytes twice, valid names, well-formed
-    /// SVG; and each language draws the same figures.
+    /// SVG. Each language draws the same figures, and a Japanese figure's words are Japanese:
+    /// a text with no Japanese in it must also be in the English figure (a number, a unit, an
+    /// identifier or a name, left as it is), so no English label is left untranslated.
     #[test]
-    fn figures_are_deterministic_and_well_formed() {
+    fn figures_are_deterministic_well_formed_and_translated() {
         for &chapter in CHAPTERS {
-            for lang in Lang::ALL {
+            let [english, japanese] = Lang::ALL.map(|lang| {
                 let first = chapter_figures(chapter, lang);
                 assert_eq!(first, chapter_figures(chapter, lang));
                 for figure in &first {
@@ -276,38 +286,17 @@ mod tests {
                         crate::plot::tests::assert_well_formed(&figure.svg);
                     }
                 }
-            }
-            let svg_names = |lang| -> Vec<String> {
-                chapter_figures(chapter, lang)
-                    .into_iter()
-                    .filter(|f| f.extension == "svg")
-                    .map(|f| f.name)
-                    .collect()
-            };
-            assert_eq!(svg_names(Lang::En), svg_names(Lang::Ja));
-        }
-    }
-
-    /// A Japanese figure's words are Japanese: every text element that holds a letter of the
-    /// English alphabet and no Japanese also appears in the English figure (a number, a unit, an
-    /// identifier or a name left as it is), so no English label is forgotten.
-    #[test]
-    fn japanese_figures_have_no_english_words_of_their_own() {
-        let texts = |svg: &str| -> Vec<String> {
-            svg.split("<text ")
-                .skip(1)
-                .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.to_owned()))
-                .collect()
-        };
-        for &chapter in CHAPTERS {
-            let english = chapter_figures(chapter, Lang::En);
-            for figure in chapter_figures(chapter, Lang::Ja) {
-                let original = english.iter().find(|f| f.name == figure.name).unwrap();
+                first
+            });
+            let svgs: Vec<&Figure> = english.iter().filter(|f| f.extension == "svg").collect();
+            assert_eq!(svgs.len(), japanese.len());
+            for (original, figure) in svgs.iter().zip(&japanese) {
+                assert_eq!(original.name, figure.name);
                 let english_texts = texts(&original.svg);
                 for text in texts(&figure.svg) {
-                    let japanese = text.chars().any(|c| c as u32 >= 0x3000);
+                    let in_japanese = text.chars().any(|c| c as u32 >= 0x3000);
                     assert!(
-                        japanese || english_texts.contains(&text),
+                        in_japanese || english_texts.contains(&text),
                         "{}: {text:?} is English only",
                         figure.name
                     );

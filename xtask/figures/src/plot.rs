@@ -30,7 +30,7 @@ pub const WIDTH: f64 = 720.0;
 
 /// Latin faces first; a browser takes each glyph from the first face that has it, so the Japanese
 /// faces after them draw the kana and kanji of the Japanese figures.
-const FONT_STACK: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 'Noto Sans', 'Liberation Sans', 'Hiragino Sans', 'Hiragino Kaku Gothic ProN', 'Yu Gothic', Meiryo, 'Noto Sans CJK JP', 'Noto Sans JP', sans-serif";
+pub const FONT_STACK: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 'Noto Sans', 'Liberation Sans', 'Hiragino Sans', 'Hiragino Kaku Gothic ProN', 'Yu Gothic', Meiryo, 'Noto Sans CJK JP', 'Noto Sans JP', sans-serif";
 const CARD_FILL: &str = "#ffffff";
 const CARD_BORDER: &str = "#d1d9e0";
 const INK: &str = "#1f2328";
