@@ -98,7 +98,7 @@ fn dose_and_effect(lang: Lang) -> Figure {
     let (outage_success, outage_load) = sweep(1.0);
     let x_label = lang.pick(
         "max_retries (immediate retries allowed per request)",
-        "max_retries（1 リクエストに許す即時リトライの回数）",
+        "max_retries（即時リトライの上限回数）",
     );
     let (flaky_percent, outage_percent) = (
         format_number(at_page_policy(&flaky_success), 1),
@@ -131,7 +131,7 @@ fn dose_and_effect(lang: Lang) -> Figure {
     let load = Column::new(
         lang.pick("What the retries cost", "リトライの代償"),
         x_label,
-        lang.pick("calls per request", "1 リクエストあたりの呼び出し回数"),
+        lang.pick("calls per request", "1 リクエストあたりの呼び出し"),
     )
     .chart(panel(
         lang,

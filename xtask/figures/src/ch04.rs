@@ -233,7 +233,7 @@ fn budget_table(lang: Lang) -> Figure {
         &mut svg,
         SLEEPS_RIGHT,
         &right,
-        lang.pick("+ sleeps", "+ スリープ"),
+        lang.pick("+ sleeps", "+スリープ"),
     );
     heading(&mut svg, WORST_RIGHT, &right, lang.pick("= worst", "= 最悪"));
     heading(

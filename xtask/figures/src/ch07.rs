@@ -130,7 +130,7 @@ fn growth(lang: Lang) -> Figure {
     );
     let delay_title = lang.pick(
         format!("before retry {LAST_RETRY}: {capped_s} s capped, {uncapped_h} h without a cap"),
-        format!("リトライ {LAST_RETRY} の前: 上限ありで {capped_s} s、上限なしで {uncapped_h} h"),
+        format!("リトライ {LAST_RETRY} の前: 上限あり {capped_s} s、なし {uncapped_h} h"),
     );
     let delay = Column::new(
         lang.pick("The delay before each retry", "各リトライの前の待ち時間"),
@@ -155,9 +155,7 @@ fn growth(lang: Lang) -> Figure {
     );
     let slept_title = lang.pick(
         format!("by retry {LAST_RETRY}: {capped_min} min capped, {uncapped_h} h without a cap"),
-        format!(
-            "リトライ {LAST_RETRY} までに: 上限ありで {capped_min} min、上限なしで {uncapped_h} h"
-        ),
+        format!("リトライ {LAST_RETRY} まで: 上限あり {capped_min} min、なし {uncapped_h} h"),
     );
     let slept = Column::new(
         lang.pick(

@@ -234,7 +234,7 @@ fn arrivals(lang: Lang) -> Figure {
         ),
         format!(
             "すべての呼び出しが失敗するので、各クライアントは {RETRIES} 回リトライします（基準 \
-             {base} ms、上限 {cap} ms）。ジッターがなければリトライは {busiest_plain} 件ずつの\
+             {base} ms、上限 {cap} ms）。ジッターがなければリトライは {busiest_plain} 件ずつの \
              {RETRIES} つの山になって届きます。フルジッターなら、最も混む 10 ms の時間窓でも \
              {busiest_full} 件です。模範解答の full_jitter（StdRng シード {SEED}）で引きました。"
         ),

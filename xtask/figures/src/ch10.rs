@@ -121,7 +121,7 @@ fn calls(lang: Lang) -> Figure {
     .y_axis(
         Axis::new(lang.pick(
             "server calls per run (reads + writes)",
-            "1 回の実行あたりのサーバー呼び出し（読み取り + 書き込み）",
+            "1 回の実行あたりのサーバー呼び出し",
         ))
         .min(0.0),
     )

@@ -442,7 +442,13 @@ impl Grid {
                 body.text(
                     left,
                     top + COLUMN_TITLE_SIZE,
-                    &TextStyle::new(COLUMN_TITLE_SIZE).bold(),
+                    &TextStyle::new(fitted_size(
+                        &column.title,
+                        COLUMN_TITLE_SIZE,
+                        true,
+                        column_width,
+                    ))
+                    .bold(),
                     &column.title,
                 );
             }
@@ -692,12 +698,27 @@ pub fn text_width(text: &str, size: f64, bold: bool) -> f64 {
 
 /// Punctuation that must not begin a line (Japanese line breaking keeps it with the text before).
 fn closes(c: char) -> bool {
-    "、。，．）」』】〉》・ー：；！？%)]},.:;!?".contains(c)
+    "、。，．）」』】〉》・ー：；！？ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ%)]},.:;!?".contains(c)
+}
+
+/// The font size at most `size` at which `text` fits `width` (by the rough measure), in steps of
+/// half a pixel so the output stays tidy.
+fn fitted_size(text: &str, size: f64, bold: bool, width: f64) -> f64 {
+    let needed = text_width(text, size, bold);
+    if needed <= width {
+        return size;
+    }
+    ((size * width / needed) * 2.0).floor() / 2.0
 }
 
 /// Splits `text` into lines no wider than `width` (by the same rough measure). Lines break at
 /// spaces, and also between two Japanese characters, never before closing punctuation.
 fn wrap(text: &str, size: f64, width: f64) -> Vec<String> {
+    wrap_styled(text, size, false, width)
+}
+
+/// [`wrap`], for regular or bold text.
+fn wrap_styled(text: &str, size: f64, bold: bool, width: f64) -> Vec<String> {
     // The text as units that stay together, each with whether a space preceded it.
     let mut units: Vec<(bool, String)> = Vec::new();
     let mut spaced = false;
@@ -732,7 +753,7 @@ fn wrap(text: &str, size: f64, width: f64) -> Vec<String> {
         } else {
             format!("{current}{unit}")
         };
-        if !current.is_empty() && text_width(&candidate, size, false) > width {
+        if !current.is_empty() && text_width(&candidate, size, bold) > width {
             lines.push(std::mem::replace(&mut current, unit));
         } else {
             current = candidate;
@@ -783,22 +804,35 @@ impl Rect {
     }
 }
 
-/// The card's title and wrapped subtitle, and the height they take.
+/// The card's title and subtitle, each wrapped to the card's width, and the height they take.
 struct Header {
     title: String,
+    title_lines: Vec<String>,
     subtitle: Vec<String>,
     height: f64,
 }
 
 impl Header {
     fn new(title: &str, subtitle: &str) -> Self {
+        let title_lines = wrap_styled(title, TITLE_SIZE, true, WIDTH - 2.0 * PAD);
         let subtitle = wrap(subtitle, SUBTITLE_SIZE, WIDTH - 2.0 * PAD);
-        let height = PAD + TITLE_SIZE + 8.0 + subtitle.len() as f64 * (SUBTITLE_SIZE + 5.0) + 12.0;
+        let height = PAD
+            + TITLE_SIZE
+            + Self::extra_title_height(title_lines.len())
+            + 8.0
+            + subtitle.len() as f64 * (SUBTITLE_SIZE + 5.0)
+            + 12.0;
         Self {
             title: title.to_owned(),
+            title_lines,
             subtitle,
             height,
         }
+    }
+
+    /// The room the title's lines after the first take.
+    fn extra_title_height(lines: usize) -> f64 {
+        lines.saturating_sub(1) as f64 * (TITLE_SIZE + 5.0)
     }
 }
 
@@ -828,16 +862,19 @@ fn card(header: &Header, height: f64, body: &str) -> String {
         num(height - 1.0),
     );
     let mut head = Svg::default();
-    head.text(
-        PAD,
-        PAD + TITLE_SIZE,
-        &TextStyle::new(TITLE_SIZE).bold(),
-        &header.title,
-    );
+    for (i, line) in header.title_lines.iter().enumerate() {
+        head.text(
+            PAD,
+            PAD + TITLE_SIZE + i as f64 * (TITLE_SIZE + 5.0),
+            &TextStyle::new(TITLE_SIZE).bold(),
+            line,
+        );
+    }
+    let title_bottom = PAD + TITLE_SIZE + Header::extra_title_height(header.title_lines.len());
     for (i, line) in header.subtitle.iter().enumerate() {
         head.text(
             PAD,
-            PAD + TITLE_SIZE + 8.0 + (i + 1) as f64 * (SUBTITLE_SIZE + 5.0) - 4.0,
+            title_bottom + 8.0 + (i + 1) as f64 * (SUBTITLE_SIZE + 5.0) - 4.0,
             &TextStyle::new(SUBTITLE_SIZE).fill(MUTED),
             line,
         );
@@ -1249,12 +1286,17 @@ impl PanelLayout {
     fn draw(&self, chart: &Chart, svg: &mut Svg) {
         let plot = self.plot;
         if self.title_y.is_finite() && !chart.title.is_empty() {
-            svg.text(
-                plot.x,
-                self.title_y,
-                &TextStyle::new(PANEL_TITLE_SIZE),
+            // Over the plot; a title too long for that moves left over the y ticks, and shrinks
+            // only if the whole panel is still too narrow.
+            let width = text_width(&chart.title, PANEL_TITLE_SIZE, false);
+            let x = plot.x.min(self.area.right() - width).max(self.area.x);
+            let size = fitted_size(
                 &chart.title,
+                PANEL_TITLE_SIZE,
+                false,
+                self.area.right() - x,
             );
+            svg.text(x, self.title_y, &TextStyle::new(size), &chart.title);
         }
         self.draw_legend(chart, svg);
 
