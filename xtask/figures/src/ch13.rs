@@ -201,8 +201,8 @@ fn offered_load(lang: Lang) -> Figure {
              {OUTAGE_START} to {OUTAGE_END}"
         ),
         format!(
-            "毎秒 {RATE} リクエスト、サービスは {OUTAGE_START} 秒目から {OUTAGE_END} 秒目まで\
-             すべての呼び出しに失敗する"
+            "毎秒 {RATE} リクエスト、{OUTAGE_START}〜{OUTAGE_END} 秒目はサービスがすべての呼び出しに\
+             失敗"
         ),
     ))
     .subtitle(lang.pick(

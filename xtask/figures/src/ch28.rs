@@ -52,7 +52,7 @@ fn panel(
         ))
         .marker(Marker::new(
             f64::from(DEGRADED.end),
-            lang.pick("all back", "全員復帰"),
+            lang.pick("all back", "全ワーカーが復帰"),
         ));
     for (index, (gate, seconds)) in runs.iter().enumerate() {
         let points = (0..)
