@@ -139,10 +139,7 @@ fn latency_histogram(lang: Lang) -> Figure {
     };
     let samples = format_number(SAMPLES as f64, 0);
     let (median, sigma) = (ms(LONG_TAIL.median), LONG_TAIL.sigma);
-    let (at, cut) = (
-        show_ms(p999),
-        show_share(share_above(&latencies, p999)),
-    );
+    let (at, cut) = (show_ms(p999), show_share(share_above(&latencies, p999)));
     let mut chart = Chart::new(lang.pick(
         format!("Latency of {samples} calls to one service"),
         format!("1 つのサービスへの {samples} 回の呼び出しのレイテンシ"),
@@ -161,8 +158,11 @@ fn latency_histogram(lang: Lang) -> Figure {
         ),
     ))
     .x_axis(
-        Axis::new(lang.pick("latency of one call (ms)", "1 回の呼び出しのレイテンシ（ms）"))
-            .range(0.0, ms(shown_up_to)),
+        Axis::new(lang.pick(
+            "latency of one call (ms)",
+            "1 回の呼び出しのレイテンシ（ms）",
+        ))
+        .range(0.0, ms(shown_up_to)),
     )
     .y_axis(Axis::new(lang.pick("calls per 2 ms bin", "2 ms の階級ごとの呼び出し数")).min(0.0))
     .histogram(Histogram::from_counts(
@@ -220,47 +220,48 @@ fn tight_latency(lang: Lang) -> Figure {
              {padded_cut} です。"
         ),
     ))
-        .x_axis(
-            Axis::new(lang.pick("latency of one call (ms)", "1 回の呼び出しのレイテンシ（ms）"))
-                .range(ms(start), ms(start + bin * bins as u32)),
-        )
-        .y_axis(
-            Axis::new(lang.pick("calls per 0.2 ms bin", "0.2 ms の階級ごとの呼び出し数")).min(0.0),
-        )
-        .histogram(Histogram::from_counts(
-            lang.pick("normal", "通常"),
-            Color::Blue,
-            ms(start),
-            ms(bin),
-            &histogram_counts(&latencies, start, bin, bins),
+    .x_axis(
+        Axis::new(lang.pick(
+            "latency of one call (ms)",
+            "1 回の呼び出しのレイテンシ（ms）",
         ))
-        .line(
-            Line::new(
-                lang.pick("every call 10 % slower", "すべての呼び出しが 10 % 遅い"),
-                Color::Vermillion,
-                slower_counts,
-            )
-            .dashed(),
+        .range(ms(start), ms(start + bin * bins as u32)),
+    )
+    .y_axis(Axis::new(lang.pick("calls per 0.2 ms bin", "0.2 ms の階級ごとの呼び出し数")).min(0.0))
+    .histogram(Histogram::from_counts(
+        lang.pick("normal", "通常"),
+        Color::Blue,
+        ms(start),
+        ms(bin),
+        &histogram_counts(&latencies, start, bin, bins),
+    ))
+    .line(
+        Line::new(
+            lang.pick("every call 10 % slower", "すべての呼び出しが 10 % 遅い"),
+            Color::Vermillion,
+            slower_counts,
         )
-        .marker(Marker::new(ms(p50), format!("p50 {}", show_ms(p50))).color(Color::BluishGreen))
-        .marker(
-            Marker::new(
-                ms(p999),
-                lang.pick(
-                    format!("p99.9 timeout {}", show_ms(p999)),
-                    format!("p99.9 タイムアウト {}", show_ms(p999)),
-                ),
-            )
-                .color(Color::Vermillion),
-        )
-        .marker(Marker::new(
-            ms(PADDED),
+        .dashed(),
+    )
+    .marker(Marker::new(ms(p50), format!("p50 {}", show_ms(p50))).color(Color::BluishGreen))
+    .marker(
+        Marker::new(
+            ms(p999),
             lang.pick(
-                format!("padded timeout {}", show_ms(PADDED)),
-                format!("余裕を持たせたタイムアウト {}", show_ms(PADDED)),
+                format!("p99.9 timeout {}", show_ms(p999)),
+                format!("p99.9 タイムアウト {}", show_ms(p999)),
             ),
-        ))
-        .height(440.0);
+        )
+        .color(Color::Vermillion),
+    )
+    .marker(Marker::new(
+        ms(PADDED),
+        lang.pick(
+            format!("padded timeout {}", show_ms(PADDED)),
+            format!("余裕を持たせたタイムアウト {}", show_ms(PADDED)),
+        ),
+    ))
+    .height(440.0);
     Figure::new("ch03-tight-latency", chart.svg())
 }
 

@@ -221,7 +221,10 @@ fn budget_table(lang: Lang) -> Figure {
         &mut svg,
         PAD,
         BOLD,
-        lang.pick("attempts × timeout, sleeps", "試行 × タイムアウト、スリープ"),
+        lang.pick(
+            "attempts × timeout, sleeps",
+            "試行 × タイムアウト、スリープ",
+        ),
     );
     heading(
         &mut svg,
@@ -235,7 +238,12 @@ fn budget_table(lang: Lang) -> Figure {
         &right,
         lang.pick("+ sleeps", "+スリープ"),
     );
-    heading(&mut svg, WORST_RIGHT, &right, lang.pick("= worst", "= 最悪"));
+    heading(
+        &mut svg,
+        WORST_RIGHT,
+        &right,
+        lang.pick("= worst", "= 最悪"),
+    );
     heading(
         &mut svg,
         BARS_LEFT,
@@ -403,7 +411,11 @@ fn description(rows: &[Row], lang: Lang) -> String {
                 );
             }
             Lang::Ja => {
-                let verdict = if fits { "収まります" } else { "収まりません" };
+                let verdict = if fits {
+                    "収まります"
+                } else {
+                    "収まりません"
+                };
                 push_fmt!(
                     text,
                     "{words}: タイムアウト {timeouts} + スリープ {sleeps} = {worst} で、{verdict}。"

@@ -198,9 +198,9 @@ fn growth(lang: Lang) -> Figure {
              ずつしか増えません。模範解答の Exponential で計算しました。"
         ),
     ))
-        .column(delay)
-        .column(slept)
-        .panel_height(250.0);
+    .column(delay)
+    .column(slept)
+    .panel_height(250.0);
     Figure::new("ch07-growth", grid.svg())
 }
 

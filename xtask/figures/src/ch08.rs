@@ -91,13 +91,7 @@ fn count(n: usize) -> String {
     format_number(n as f64, 0)
 }
 
-fn delay_panel(
-    lang: Lang,
-    title: String,
-    delays: &[Duration],
-    retry: u32,
-    color: Color,
-) -> Chart {
+fn delay_panel(lang: Lang, title: String, delays: &[Duration], retry: u32, color: Color) -> Chart {
     let ceiling = backoff_ceiling(retry, BASE, CAP);
     Chart::new(title)
         .x_axis(Axis::new("").range(0.0, ms(CAP)))

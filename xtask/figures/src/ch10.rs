@@ -136,13 +136,10 @@ fn calls(lang: Lang) -> Figure {
 /// which dwarfs the others.
 fn completion(lang: Lang) -> Figure {
     let seconds = |point: &Point| point.completion.as_secs_f64();
-    let mut all = Chart::new(lang.pick("all five strategies", "5 つの戦略すべて"))
+    let mut all =
+        Chart::new(lang.pick("all five strategies", "5 つの戦略すべて")).x_axis(clients_axis(""));
+    let mut zoom = Chart::new(lang.pick("without exponential, enlarged", "指数を除いて拡大"))
         .x_axis(clients_axis(""));
-    let mut zoom = Chart::new(lang.pick(
-        "without exponential, enlarged",
-        "指数を除いて拡大",
-    ))
-    .x_axis(clients_axis(""));
     for strategy in DRAWING_ORDER {
         all = all.line(line(lang, strategy, seconds));
         if strategy != Strategy::Exponential {

@@ -5,7 +5,6 @@
 //! The figure needs a logarithmic y axis, which the chart library does not draw, so it is a
 //! [`diagram`]: axes, decade gridlines, one polyline per series and labels, laid out here.
 
-
 use ch12_retry_in_one_place_solution::amplification;
 
 use crate::figure::{Figure, Lang};

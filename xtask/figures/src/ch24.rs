@@ -53,29 +53,29 @@ fn tail(lang: Lang, unhedged: &Summary, sweep: &[(u64, Summary)]) -> Figure {
     .x_axis(x())
     .y_axis(Axis::new("").min(0.0))
     .marker(p95_marker())
-        .line(Line::new(
-            with_hedge("p99.9"),
-            Color::Vermillion,
-            series(sweep, |s| millis(s.p999)),
-        ))
-        .line(Line::new(
-            with_hedge("p99"),
+    .line(Line::new(
+        with_hedge("p99.9"),
+        Color::Vermillion,
+        series(sweep, |s| millis(s.p999)),
+    ))
+    .line(Line::new(
+        with_hedge("p99"),
+        Color::Orange,
+        series(sweep, |s| millis(s.p99)),
+    ))
+    .line(Line::new(
+        with_hedge("p50"),
+        Color::Blue,
+        series(sweep, |s| millis(s.p50)),
+    ))
+    .line(
+        Line::new(
+            lang.pick("p99 without hedging", "ヘッジなしの p99"),
             Color::Orange,
-            series(sweep, |s| millis(s.p99)),
-        ))
-        .line(Line::new(
-            with_hedge("p50"),
-            Color::Blue,
-            series(sweep, |s| millis(s.p50)),
-        ))
-        .line(
-            Line::new(
-                lang.pick("p99 without hedging", "ヘッジなしの p99"),
-                Color::Orange,
-                flat(sweep, millis(unhedged.p99)),
-            )
-            .dashed(),
-        );
+            flat(sweep, millis(unhedged.p99)),
+        )
+        .dashed(),
+    );
     let load = Chart::new(lang.pick(
         "Extra requests sent by the hedges (% of calls)",
         "ヘッジが送った追加のリクエスト（呼び出しに対する %）",
@@ -83,14 +83,18 @@ fn tail(lang: Lang, unhedged: &Summary, sweep: &[(u64, Summary)]) -> Figure {
     .x_axis(x())
     .y_axis(Axis::new("").min(0.0))
     .marker(p95_marker())
-        .line(Line::new(
-            lang.pick("extra requests", "追加のリクエスト"),
-            Color::BluishGreen,
-            series(sweep, |s| s.extra_load * 100.0),
-        ));
-    let column = Column::new("", lang.pick("hedging delay (ms)", "ヘッジするまでの遅延（ms）"), "")
-        .chart(latency)
-        .chart(load);
+    .line(Line::new(
+        lang.pick("extra requests", "追加のリクエスト"),
+        Color::BluishGreen,
+        series(sweep, |s| s.extra_load * 100.0),
+    ));
+    let column = Column::new(
+        "",
+        lang.pick("hedging delay (ms)", "ヘッジするまでの遅延（ms）"),
+        "",
+    )
+    .chart(latency)
+    .chart(load);
     let at_p95 = sweep
         .iter()
         .min_by_key(|(ms, _)| (*ms as f64 - p95).abs() as u64)

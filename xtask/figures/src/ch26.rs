@@ -71,7 +71,10 @@ fn load(lang: Lang, with: &RunReport, without: &RunReport) -> Figure {
     let end = (end / 1_000 + 1) as f64;
     let mut column = Column::new(
         "",
-        lang.pick("time since the first order (s)", "最初の注文からの時間（s）"),
+        lang.pick(
+            "time since the first order (s)",
+            "最初の注文からの時間（s）",
+        ),
         lang.pick("calls received so far", "それまでに受けた呼び出し"),
     );
     let ends = lang.pick("ends", "終了");
@@ -82,10 +85,8 @@ fn load(lang: Lang, with: &RunReport, without: &RunReport) -> Figure {
         let bound = with
             .service(step)
             .load_bound(&with.budget.unwrap_or_default());
-        let (calls_with, calls_without) = (
-            count(calls_with as usize),
-            count(calls_without as usize),
-        );
+        let (calls_with, calls_without) =
+            (count(calls_with as usize), count(calls_without as usize));
         let mut chart = Chart::new(lang.pick(
             format!("{step}: {calls_with} calls with the budgets (bound {bound}), {calls_without} without"),
             format!("{step}: リトライ予算ありで {calls_with} 回（上界 {bound}）、なしで {calls_without} 回"),

@@ -37,10 +37,7 @@ fn label(setup: Setup, lang: Lang) -> &'static str {
             "retries + deadline drop + adaptive LIFO",
             "リトライ + デッドライン切れの破棄 + 適応的 LIFO",
         ),
-        Setup::AllThree => lang.pick(
-            "retries + all three rules",
-            "リトライ + 3 つの規則すべて",
-        ),
+        Setup::AllThree => lang.pick("retries + all three rules", "リトライ + 3 つの規則すべて"),
     }
 }
 
@@ -328,7 +325,8 @@ fn phase_diagram(lang: Lang, phases: &[(Setup, Phase); 2]) -> Figure {
             "middle",
             Palette::FONT_SIZE,
             &{
-                let (title, stuck, cells) = (panel_title(*setup, lang), phase.stuck(), phase.cells());
+                let (title, stuck, cells) =
+                    (panel_title(*setup, lang), phase.stuck(), phase.cells());
                 lang.pick(
                     format!("{title}: {stuck} of {cells} stay down"),
                     format!("{title}: {cells} 回中 {stuck} 回が落ちたまま"),

@@ -127,8 +127,8 @@ fn lab(lang: Lang, runs: &[(Gate, Vec<Second>)]) -> Figure {
              AIMD で {aimd}、勾配リミットで {gradient} でした。"
         ),
     ))
-        .column(column)
-        .panel_height(180.0);
+    .column(column)
+    .panel_height(180.0);
     Figure::new("ch28-lab", grid.svg())
 }
 

@@ -266,7 +266,12 @@ mod tests {
     fn texts(svg: &str) -> Vec<&str> {
         svg.split("<text ")
             .skip(1)
-            .filter_map(|t| t.split_once('>')?.1.split_once("</text>").map(|(text, _)| text))
+            .filter_map(|t| {
+                t.split_once('>')?
+                    .1
+                    .split_once("</text>")
+                    .map(|(text, _)| text)
+            })
             .collect()
     }
 

@@ -46,14 +46,20 @@ pub fn figures(lang: Lang) -> Vec<Figure> {
         let text = std::fs::read_to_string(japanese_po()).unwrap_or_default();
         translate(&mut parts, &translations(&text));
     }
-    vec![Figure::new("book-learning-path", learning_path(&parts, lang))]
+    vec![Figure::new(
+        "book-learning-path",
+        learning_path(&parts, lang),
+    )]
 }
 
 /// The translated, non-fuzzy messages of a PO file: `msgid → msgstr`.
 fn translations(po: &str) -> HashMap<String, String> {
     let mut found = HashMap::new();
     for entry in po.split("\n\n") {
-        if entry.lines().any(|l| l.starts_with("#,") && l.contains("fuzzy")) {
+        if entry
+            .lines()
+            .any(|l| l.starts_with("#,") && l.contains("fuzzy"))
+        {
             continue;
         }
         let mut id = String::new();
@@ -266,7 +272,10 @@ mod tests {
         let words = translations(po);
         assert_eq!(words["Full jitter"], "フルジッター");
         assert_eq!(words["Part II — How long to wait"], "第 II 部 — 待つ長さ");
-        assert!(!words.contains_key("Circuit breakers"), "a fuzzy entry is not used");
+        assert!(
+            !words.contains_key("Circuit breakers"),
+            "a fuzzy entry is not used"
+        );
         let entry = |title: &str| Entry {
             id: "ch08".to_owned(),
             title: title.to_owned(),

@@ -698,7 +698,8 @@ pub fn text_width(text: &str, size: f64, bold: bool) -> f64 {
 
 /// Punctuation that must not begin a line (Japanese line breaking keeps it with the text before).
 fn closes(c: char) -> bool {
-    "、。，．）」』】〉》・ー：；！？ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ%)]},.:;!?".contains(c)
+    "、。，．）」』】〉》・ー：；！？ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ%)]},.:;!?"
+        .contains(c)
 }
 
 /// The font size at most `size` at which `text` fits `width` (by the rough measure), in steps of
@@ -1290,12 +1291,7 @@ impl PanelLayout {
             // only if the whole panel is still too narrow.
             let width = text_width(&chart.title, PANEL_TITLE_SIZE, false);
             let x = plot.x.min(self.area.right() - width).max(self.area.x);
-            let size = fitted_size(
-                &chart.title,
-                PANEL_TITLE_SIZE,
-                false,
-                self.area.right() - x,
-            );
+            let size = fitted_size(&chart.title, PANEL_TITLE_SIZE, false, self.area.right() - x);
             svg.text(x, self.title_y, &TextStyle::new(size), &chart.title);
         }
         self.draw_legend(chart, svg);
@@ -1608,11 +1604,20 @@ pub(crate) mod tests {
     fn japanese_text_is_wider_and_wraps_between_characters() {
         assert_eq!(text_width("ab", 10.0, false), 2.0 * 10.0 * 0.56);
         assert_eq!(text_width("リトライ", 10.0, false), 40.0);
-        let text = "各クライアントは同じ瞬間に失敗し、それぞれのリトライを上限まで待ちます。".repeat(4);
+        let text =
+            "各クライアントは同じ瞬間に失敗し、それぞれのリトライを上限まで待ちます。".repeat(4);
         let lines = wrap(&text, SUBTITLE_SIZE, 300.0);
         assert!(lines.len() > 1);
-        assert!(lines.iter().all(|l| text_width(l, SUBTITLE_SIZE, false) <= 300.0));
-        assert_eq!(lines.concat(), text, "no space is added between Japanese characters");
+        assert!(
+            lines
+                .iter()
+                .all(|l| text_width(l, SUBTITLE_SIZE, false) <= 300.0)
+        );
+        assert_eq!(
+            lines.concat(),
+            text,
+            "no space is added between Japanese characters"
+        );
         assert!(lines.iter().all(|l| !l.starts_with(['、', '。'])));
         let mixed = wrap("上限 500 ms でリトライ 0 から 4", SUBTITLE_SIZE, 1000.0);
         assert_eq!(mixed, ["上限 500 ms でリトライ 0 から 4"]);

@@ -1670,6 +1670,9 @@ mod tests {
             "![曲線](figures/ja/ch08-arrivals.svg)\n\n![表](figures/ch10-results.svg) \
              [link](figures/ja/ch08-arrivals.svg) ![x](figures/ja/ch08-arrivals.svg)"
         );
-        assert_eq!(localized_figures("no figures", "ja", |_| true), "no figures");
+        assert_eq!(
+            localized_figures("no figures", "ja", |_| true),
+            "no figures"
+        );
     }
 }
