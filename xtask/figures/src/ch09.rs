@@ -171,7 +171,7 @@ fn delay_distributions(lang: Lang) -> Figure {
                 let at_cap = format_number(100.0 * share_at_cap(&before), 0);
                 lang.pick(
                     format!("retry {retry} · {average} · {at_cap} % at cap"),
-                    format!("リトライ {retry} · {average} · 上限に {at_cap} %"),
+                    format!("リトライ {retry} · {average} · 上限 {at_cap} %"),
                 )
             } else {
                 lang.pick(

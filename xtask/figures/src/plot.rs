@@ -1287,12 +1287,15 @@ impl PanelLayout {
     fn draw(&self, chart: &Chart, svg: &mut Svg) {
         let plot = self.plot;
         if self.title_y.is_finite() && !chart.title.is_empty() {
-            // Over the plot; a title too long for that moves left over the y ticks, and shrinks
-            // only if the whole panel is still too narrow.
+            // Over the plot; a title too long for that moves left, over the y ticks.
             let width = text_width(&chart.title, PANEL_TITLE_SIZE, false);
             let x = plot.x.min(self.area.right() - width).max(self.area.x);
-            let size = fitted_size(&chart.title, PANEL_TITLE_SIZE, false, self.area.right() - x);
-            svg.text(x, self.title_y, &TextStyle::new(size), &chart.title);
+            svg.text(
+                x,
+                self.title_y,
+                &TextStyle::new(PANEL_TITLE_SIZE),
+                &chart.title,
+            );
         }
         self.draw_legend(chart, svg);
 
