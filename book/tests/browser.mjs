@@ -1,6 +1,7 @@
 // The book, tested the way a reader uses it: in headless Chromium. Every page loads without a
-// console error, every image and figure renders with a real size, every internal link and anchor
-// resolves, the search box finds the words readers search for, and print.html renders.
+// console error, every image and figure renders with a real size (and each edition shows its own
+// drawing of a figure), every internal link and anchor resolves, the search box finds the words
+// readers search for, and print.html renders.
 //
 // Usage: node browser.mjs <built book folder>   (`cargo xtask book --test` runs it)
 
@@ -97,6 +98,16 @@ try {
     for (const image of images) {
       expect(image.width > 0 && image.height > 0, `${name}: image ${image.src} renders (${image.width}×${image.height})`);
     }
+    // A Japanese page shows the figure drawn with Japanese words wherever there is one
+    // (figures/ja/X.svg); an English page never does.
+    const japanesePage = name.startsWith("ja/");
+    for (const image of images) {
+      const figure = /^figures\/(?:ja\/)?([a-z0-9-]+\.svg)$/.exec(image.src ?? "");
+      if (!figure) continue;
+      const own = japanesePage && fs.existsSync(path.join(root, "ja/figures/ja", figure[1]));
+      const wanted = own ? `figures/ja/${figure[1]}` : `figures/${figure[1]}`;
+      expect(image.src === wanted, `${name}: figure ${figure[1]} is the ${own ? "Japanese" : "English"} one (${image.src})`);
+    }
     const figures = await page.$$eval("main svg", (all) =>
       all.map((svg) => {
         const box = svg.getBoundingClientRect();
@@ -153,6 +164,10 @@ try {
     expect(toJapanese === base + "ja/ch08-full-jitter.html#83-the-formula", `the language switch leads to the Japanese page (${toJapanese})`);
     await page.goto(toJapanese, { waitUntil: "load" });
     expect(await page.$("[id=\"83-the-formula\"]") !== null, "the Japanese page has the English section's anchor");
+    const figure = await page.$eval("main img[src$='ch08-delay-distributions.svg']", (img) => img.src).catch(() => "");
+    const drawing = figure ? await (await fetch(figure)).text() : "";
+    const title = /<title[^>]*>([^<]*)<\/title>/.exec(drawing)?.[1] ?? "";
+    expect(/[\u3040-\u30ff\u4e00-\u9fff]/.test(title), `the Japanese page's figure is drawn in Japanese (${figure}: ${title})`);
     const notice = await page.$(".translation-notice");
     const complete = /^complete = true/m.test(fs.readFileSync(path.join(root, "../book.toml"), "utf8"));
     expect(complete || notice !== null, "a Japanese page in progress says so");

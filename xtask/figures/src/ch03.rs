@@ -12,7 +12,7 @@ use ch03_timeouts_solution::latency::{log_normal, percentile, share_above};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Histogram, Line, Marker, format_number};
 
 /// Latencies drawn per service.
@@ -50,8 +50,8 @@ const PERCENTILES: [(f64, &str, Color); 3] = [
     (0.999, "p99.9", Color::Vermillion),
 ];
 
-pub fn figures() -> Vec<Figure> {
-    vec![latency_histogram(), tight_latency()]
+pub fn figures(lang: Lang) -> Vec<Figure> {
+    vec![latency_histogram(lang), tight_latency(lang)]
 }
 
 /// `SAMPLES` seeded latencies of `service`, drawn with the solution crate's model.
@@ -116,35 +116,55 @@ fn percentile_markers(latencies: &[Duration]) -> Vec<Marker> {
 }
 
 /// `ch03-latency-histogram`: 10,000 calls to a long-tailed service, p50, p99 and p99.9 marked.
-fn latency_histogram() -> Figure {
+fn latency_histogram(lang: Lang) -> Figure {
     let latencies = samples(LONG_TAIL);
     let (bin, bins) = (Duration::from_millis(2), 75);
     let shown_up_to = bin * bins as u32;
     let beyond = latencies.iter().filter(|l| **l >= shown_up_to).count();
     let p999 = percentile(&latencies, 0.999);
+    let limit = ms(shown_up_to);
     let off_chart = match beyond {
-        0 => format!("no call took {} ms or more", ms(shown_up_to)),
-        1 => format!("1 call slower than {} ms is off the chart", ms(shown_up_to)),
-        n => format!(
-            "{n} calls slower than {} ms are off the chart",
-            ms(shown_up_to)
+        0 => lang.pick(
+            format!("no call took {limit} ms or more"),
+            format!("{limit} ms 以上かかった呼び出しはありません"),
+        ),
+        1 => lang.pick(
+            format!("1 call slower than {limit} ms is off the chart"),
+            format!("{limit} ms より遅い 1 回の呼び出しは図の外です"),
+        ),
+        n => lang.pick(
+            format!("{n} calls slower than {limit} ms are off the chart"),
+            format!("{limit} ms より遅い {n} 回の呼び出しは図の外です"),
         ),
     };
-    let mut chart = Chart::new(format!(
-        "Latency of {} calls to one service",
-        format_number(SAMPLES as f64, 0)
+    let samples = format_number(SAMPLES as f64, 0);
+    let (median, sigma) = (ms(LONG_TAIL.median), LONG_TAIL.sigma);
+    let (at, cut) = (show_ms(p999), show_share(share_above(&latencies, p999)));
+    let mut chart = Chart::new(lang.pick(
+        format!("Latency of {samples} calls to one service"),
+        format!("1 つのサービスへの {samples} 回の呼び出しのレイテンシ"),
     ))
-    .subtitle(format!(
-        "Log-normal latencies (median {} ms, sigma {}), drawn with the solution crate's \
-         latency::log_normal, StdRng seed {SEED}; 2 ms bins; {off_chart}. A timeout at p99.9 \
-         ({}) cuts {} of these calls: the false timeouts you accept.",
-        ms(LONG_TAIL.median),
-        LONG_TAIL.sigma,
-        show_ms(p999),
-        show_share(share_above(&latencies, p999)),
+    .subtitle(lang.pick(
+        format!(
+            "Log-normal latencies (median {median} ms, sigma {sigma}), drawn with the solution \
+             crate's latency::log_normal, StdRng seed {SEED}; 2 ms bins; {off_chart}. A timeout \
+             at p99.9 ({at}) cuts {cut} of these calls: the false timeouts you accept."
+        ),
+        format!(
+            "対数正規分布のレイテンシ（中央値 {median} ms、sigma {sigma}）。模範解答クレートの \
+             latency::log_normal で StdRng シード {SEED} から生成し、2 ms ごとの階級で数えました。\
+             {off_chart}。p99.9（{at}）のタイムアウトはこれらの呼び出しの {cut} を打ち切ります。\
+             これが受け入れる誤ったタイムアウトです。"
+        ),
     ))
-    .x_axis(Axis::new("latency of one call (ms)").range(0.0, ms(shown_up_to)))
-    .y_axis(Axis::new("calls per 2 ms bin").min(0.0))
+    .x_axis(
+        Axis::new(lang.pick(
+            "latency of one call (ms)",
+            "1 回の呼び出しのレイテンシ（ms）",
+        ))
+        .range(0.0, ms(shown_up_to)),
+    )
+    .y_axis(Axis::new(lang.pick("calls per 2 ms bin", "2 ms の階級ごとの呼び出し数")).min(0.0))
     .histogram(Histogram::from_counts(
         "",
         Color::Blue,
@@ -160,7 +180,7 @@ fn latency_histogram() -> Figure {
 
 /// `ch03-tight-latency`: a service whose p99.9 is close to its p50, before and after every call
 /// got 10 % slower.
-fn tight_latency() -> Figure {
+fn tight_latency(lang: Lang) -> Figure {
     let latencies = samples(TIGHT);
     let slower = slowed(&latencies, SLOWDOWN);
     let (start, bin, bins) = (Duration::from_millis(7), Duration::from_micros(200), 40);
@@ -171,45 +191,77 @@ fn tight_latency() -> Figure {
         .enumerate()
         .map(|(i, &n)| (ms(start) + (i as f64 + 0.5) * ms(bin), n as f64))
         .collect();
-    let chart = Chart::new("A tight service: p99.9 close to p50, and a 10 % slowdown")
-        .subtitle(format!(
-            "{} calls, log-normal (median {} ms, sigma {}), seed {SEED}, 0.2 ms bins. With the \
-             timeout at p99.9 ({}), {} of normal calls time out; once every call is 10 % slower, \
-             {} do. Padded to {}, the timeout cuts {} of the slower calls.",
-            format_number(SAMPLES as f64, 0),
-            ms(TIGHT.median),
-            TIGHT.sigma,
-            show_ms(p999),
-            show_share(share_above(&latencies, p999)),
-            show_share(share_above(&slower, p999)),
-            show_ms(PADDED),
-            match share_above(&slower, PADDED) {
-                0.0 => "none".to_owned(),
-                share => show_share(share),
-            },
+    let samples = format_number(SAMPLES as f64, 0);
+    let (median, sigma) = (ms(TIGHT.median), TIGHT.sigma);
+    let at = show_ms(p999);
+    let normal_cut = show_share(share_above(&latencies, p999));
+    let slower_cut = show_share(share_above(&slower, p999));
+    let padded = show_ms(PADDED);
+    let padded_cut = match share_above(&slower, PADDED) {
+        0.0 => lang.pick("none", "0 件").to_owned(),
+        share => show_share(share),
+    };
+    let chart = Chart::new(lang.pick(
+        "A tight service: p99.9 close to p50, and a 10 % slowdown",
+        "ばらつきの小さいサービス: p50 に近い p99.9 と、10 % の減速",
+    ))
+    .subtitle(lang.pick(
+        format!(
+            "{samples} calls, log-normal (median {median} ms, sigma {sigma}), seed {SEED}, 0.2 ms \
+             bins. With the timeout at p99.9 ({at}), {normal_cut} of normal calls time out; once \
+             every call is 10 % slower, {slower_cut} do. Padded to {padded}, the timeout cuts \
+             {padded_cut} of the slower calls."
+        ),
+        format!(
+            "{samples} 回の呼び出し、対数正規分布（中央値 {median} ms、sigma {sigma}）、シード \
+             {SEED}、0.2 ms ごとの階級。タイムアウトが p99.9（{at}）なら、通常の呼び出しの \
+             {normal_cut} がタイムアウトします。すべての呼び出しが 10 % 遅くなると {slower_cut} \
+             です。余裕を持たせて {padded} にすると、遅くなった呼び出しのうち打ち切られるのは \
+             {padded_cut} です。"
+        ),
+    ))
+    .x_axis(
+        Axis::new(lang.pick(
+            "latency of one call (ms)",
+            "1 回の呼び出しのレイテンシ（ms）",
         ))
-        .x_axis(
-            Axis::new("latency of one call (ms)").range(ms(start), ms(start + bin * bins as u32)),
+        .range(ms(start), ms(start + bin * bins as u32)),
+    )
+    .y_axis(Axis::new(lang.pick("calls per 0.2 ms bin", "0.2 ms の階級ごとの呼び出し数")).min(0.0))
+    .histogram(Histogram::from_counts(
+        lang.pick("normal", "通常"),
+        Color::Blue,
+        ms(start),
+        ms(bin),
+        &histogram_counts(&latencies, start, bin, bins),
+    ))
+    .line(
+        Line::new(
+            lang.pick("every call 10 % slower", "すべての呼び出しが 10 % 遅い"),
+            Color::Vermillion,
+            slower_counts,
         )
-        .y_axis(Axis::new("calls per 0.2 ms bin").min(0.0))
-        .histogram(Histogram::from_counts(
-            "normal",
-            Color::Blue,
-            ms(start),
-            ms(bin),
-            &histogram_counts(&latencies, start, bin, bins),
-        ))
-        .line(Line::new("every call 10 % slower", Color::Vermillion, slower_counts).dashed())
-        .marker(Marker::new(ms(p50), format!("p50 {}", show_ms(p50))).color(Color::BluishGreen))
-        .marker(
-            Marker::new(ms(p999), format!("p99.9 timeout {}", show_ms(p999)))
-                .color(Color::Vermillion),
+        .dashed(),
+    )
+    .marker(Marker::new(ms(p50), format!("p50 {}", show_ms(p50))).color(Color::BluishGreen))
+    .marker(
+        Marker::new(
+            ms(p999),
+            lang.pick(
+                format!("p99.9 timeout {}", show_ms(p999)),
+                format!("p99.9 タイムアウト {}", show_ms(p999)),
+            ),
         )
-        .marker(Marker::new(
-            ms(PADDED),
+        .color(Color::Vermillion),
+    )
+    .marker(Marker::new(
+        ms(PADDED),
+        lang.pick(
             format!("padded timeout {}", show_ms(PADDED)),
-        ))
-        .height(440.0);
+            format!("余裕を持たせたタイムアウト {}", show_ms(PADDED)),
+        ),
+    ))
+    .height(440.0);
     Figure::new("ch03-tight-latency", chart.svg())
 }
 

@@ -5,18 +5,16 @@
 //! The plotting library draws charts, not tables, so this module writes its SVG itself, in the
 //! same house style (card, fonts, Okabe–Ito colours).
 
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use ch04_deadlines_solution::{Policy, worst_case_time};
 
-use crate::figure::Figure;
-use crate::plot::{Color, WIDTH, escape};
+use crate::figure::{Figure, Lang};
+use crate::plot::{Color, FONT_STACK, WIDTH, escape};
 
 /// "This step must settle within 30 s": the budget every row is held to.
 pub const BUDGET: Duration = Duration::from_secs(30);
 
-const FONT_STACK: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 'Noto Sans', 'Liberation Sans', sans-serif";
 const INK: &str = "#1f2328";
 const MUTED: &str = "#59636e";
 const RULE: &str = "#d1d9e0";
@@ -38,10 +36,18 @@ const ATTEMPT: Color = Color::Blue;
 const SLEEP: Color = Color::Orange;
 const OVER: Color = Color::Vermillion;
 
-/// One row of the table: a policy and how the book describes it.
+/// One row of the table: a policy and how the book describes it, in English and in Japanese.
 pub struct Row {
     pub text: &'static str,
+    pub ja: &'static str,
     pub policy: Policy,
+}
+
+impl Row {
+    /// The row's description in `lang`.
+    fn words(&self, lang: Lang) -> &'static str {
+        lang.pick(self.text, self.ja)
+    }
 }
 
 /// A duration given in seconds, exact to the millisecond.
@@ -54,22 +60,27 @@ pub fn rows() -> Vec<Row> {
     vec![
         Row {
             text: "5 × 2 s, sleeps 0.2 s doubling",
+            ja: "5 × 2 s、スリープ 0.2 s から倍々",
             policy: Policy::new(5, secs(2.0), [0.2, 0.4, 0.8, 1.6].map(secs)),
         },
         Row {
             text: "3 × 10 s, sleeps 1 s",
+            ja: "3 × 10 s、スリープ 1 s",
             policy: Policy::fixed(3, secs(10.0), secs(1.0)),
         },
         Row {
             text: "3 × 5 s, sleeps 1 s then 2 s",
+            ja: "3 × 5 s、スリープ 1 s、次に 2 s",
             policy: Policy::new(3, secs(5.0), [1.0, 2.0].map(secs)),
         },
         Row {
             text: "10 × 2 s, sleeps 1 s",
+            ja: "10 × 2 s、スリープ 1 s",
             policy: Policy::fixed(10, secs(2.0), secs(1.0)),
         },
         Row {
             text: "8 × 2 s, sleeps 0.5 s doubling, cap 30 s",
+            ja: "8 × 2 s、スリープ 0.5 s から倍々、上限 30 s",
             policy: Policy::new(
                 8,
                 secs(2.0),
@@ -85,8 +96,8 @@ pub fn parts(policy: &Policy) -> (Duration, Duration) {
     (timeouts, worst_case_time(policy) - timeouts)
 }
 
-pub fn figures() -> Vec<Figure> {
-    vec![budget_table()]
+pub fn figures(lang: Lang) -> Vec<Figure> {
+    vec![budget_table(lang)]
 }
 
 /// Seconds for a table cell: `13 s`, `0.5 s`, `77.5 s`.
@@ -113,7 +124,7 @@ struct Svg(String);
 
 impl Svg {
     fn text(&mut self, x: f64, y: f64, size: f64, fill: &str, extra: &str, content: &str) {
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<text x="{}" y="{}" font-size="{}" fill="{fill}"{extra}>{}</text>"#,
             px(x),
@@ -124,7 +135,7 @@ impl Svg {
     }
 
     fn rect(&mut self, x: f64, y: f64, width: f64, height: f64, fill: &str) {
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{fill}"/>"#,
             px(x),
@@ -135,7 +146,7 @@ impl Svg {
     }
 
     fn line(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), stroke: &str, extra: &str) {
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{stroke}"{extra}/>"#,
             px(x1),
@@ -179,12 +190,21 @@ fn timeline(svg: &mut Svg, policy: &Policy, y: f64) {
 }
 
 /// `ch04-budget`: attempts × timeout + sleeps, for five policies, against a 30 s budget.
-fn budget_table() -> Figure {
-    let title = "Worst case = attempts × timeout + sleeps, against a 30 s budget";
-    let subtitle = [
-        "Every attempt runs to its timeout (blue) and every sleep between two attempts is",
-        "taken (orange); none follows the last. Computed with the solution's worst_case_time.",
-    ];
+fn budget_table(lang: Lang) -> Figure {
+    let title = lang.pick(
+        "Worst case = attempts × timeout + sleeps, against a 30 s budget",
+        "最悪ケース = 試行回数 × タイムアウト + スリープ（予算 30 s と比べる）",
+    );
+    let subtitle = lang.pick(
+        [
+            "Every attempt runs to its timeout (blue) and every sleep between two attempts is",
+            "taken (orange); none follows the last. Computed with the solution's worst_case_time.",
+        ],
+        [
+            "どの試行もタイムアウトまでかかり（青）、試行と試行の間のスリープもすべて取ります（橙）。",
+            "最後の試行の後にスリープはありません。模範解答の worst_case_time で計算しました。",
+        ],
+    );
     let rows = rows();
     let header_top = PAD + 17.0 + 8.0 + subtitle.len() as f64 * 18.0 + 14.0;
     let body_top = header_top + 22.0;
@@ -196,16 +216,40 @@ fn budget_table() -> Figure {
     let heading = |svg: &mut Svg, x: f64, extra: &str, text: &str| {
         svg.text(x, header_top + 12.0, 12.5, MUTED, extra, text);
     };
-    heading(&mut svg, PAD, BOLD, "attempts × timeout, sleeps");
+    let right = format!("{END}{BOLD}");
+    heading(
+        &mut svg,
+        PAD,
+        BOLD,
+        lang.pick(
+            "attempts × timeout, sleeps",
+            "試行 × タイムアウト、スリープ",
+        ),
+    );
     heading(
         &mut svg,
         TIMEOUTS_RIGHT,
-        &format!("{END}{BOLD}"),
-        "timeouts",
+        &right,
+        lang.pick("timeouts", "タイムアウト"),
     );
-    heading(&mut svg, SLEEPS_RIGHT, &format!("{END}{BOLD}"), "+ sleeps");
-    heading(&mut svg, WORST_RIGHT, &format!("{END}{BOLD}"), "= worst");
-    heading(&mut svg, BARS_LEFT, BOLD, "the worst case as a timeline");
+    heading(
+        &mut svg,
+        SLEEPS_RIGHT,
+        &right,
+        lang.pick("+ sleeps", "+スリープ"),
+    );
+    heading(
+        &mut svg,
+        WORST_RIGHT,
+        &right,
+        lang.pick("= worst", "= 最悪"),
+    );
+    heading(
+        &mut svg,
+        BARS_LEFT,
+        BOLD,
+        lang.pick("the worst case as a timeline", "最悪ケースのタイムライン"),
+    );
     svg.line(
         (PAD, header_top + 20.0),
         (WIDTH - PAD, header_top + 20.0),
@@ -234,7 +278,10 @@ fn budget_table() -> Figure {
         12.5,
         INK,
         r#" text-anchor="middle""#,
-        "time since the first attempt started (s)",
+        lang.pick(
+            "time since the first attempt started (s)",
+            "最初の試行の開始からの時間（s）",
+        ),
     );
 
     for (i, row) in rows.iter().enumerate() {
@@ -243,7 +290,7 @@ fn budget_table() -> Figure {
         let (timeouts, sleeps) = parts(&row.policy);
         let worst = worst_case_time(&row.policy);
         let fits = worst <= BUDGET;
-        svg.text(PAD, baseline, 12.5, INK, "", row.text);
+        svg.text(PAD, baseline, 12.5, INK, "", row.words(lang));
         svg.text(TIMEOUTS_RIGHT, baseline, 13.0, INK, END, &show(timeouts));
         svg.text(SLEEPS_RIGHT, baseline, 13.0, INK, END, &show(sleeps));
         let worst_fill = if fits { INK } else { OVER.hex() };
@@ -257,9 +304,10 @@ fn budget_table() -> Figure {
         );
         timeline(&mut svg, &row.policy, top + (ROW - BAR) / 2.0);
         let verdict = if fits {
-            "fits".to_owned()
+            lang.pick("fits", "収まる").to_owned()
         } else {
-            format!("{} over", show(worst - BUDGET))
+            let over = show(worst - BUDGET);
+            lang.pick(format!("{over} over"), format!("{over} 超過"))
         };
         let after = x_of(worst.as_secs_f64()) + 6.0;
         let (x, extra) = if after + 60.0 <= BARS_RIGHT {
@@ -298,24 +346,24 @@ fn budget_table() -> Figure {
         11.5,
         OVER.hex(),
         BOLD,
-        "budget 30 s",
+        lang.pick("budget 30 s", "予算 30 s"),
     );
 
     let mut out = String::new();
-    let _ = writeln!(
+    push_line!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-labelledby="figure-title figure-desc" font-family="{font}">"#,
         w = px(WIDTH),
         h = px(height),
         font = escape(FONT_STACK),
     );
-    let _ = writeln!(out, r#"<title id="figure-title">{}</title>"#, escape(title));
-    let _ = writeln!(
+    push_line!(out, r#"<title id="figure-title">{}</title>"#, escape(title));
+    push_line!(
         out,
         r#"<desc id="figure-desc">{}</desc>"#,
-        escape(&description(&rows))
+        escape(&description(&rows, lang))
     );
-    let _ = writeln!(
+    push_line!(
         out,
         r##"<rect x="0.5" y="0.5" width="{}" height="{}" rx="12" ry="12" fill="#ffffff" stroke="{RULE}"/>"##,
         px(WIDTH - 1.0),
@@ -340,24 +388,40 @@ fn budget_table() -> Figure {
 }
 
 /// The table in words, for screen readers.
-fn description(rows: &[Row]) -> String {
-    let mut text = String::from("Worst-case time of each policy against a 30 s budget. ");
+fn description(rows: &[Row], lang: Lang) -> String {
+    let mut text = lang
+        .pick(
+            "Worst-case time of each policy against a 30 s budget. ",
+            "各ポリシーの最悪ケースの時間を予算 30 s と比べます。",
+        )
+        .to_owned();
     for row in rows {
         let (timeouts, sleeps) = parts(&row.policy);
+        let (timeouts, sleeps) = (show(timeouts), show(sleeps));
         let worst = worst_case_time(&row.policy);
-        let verdict = if worst <= BUDGET {
-            "fits"
-        } else {
-            "does not fit"
-        };
-        let _ = write!(
-            text,
-            "{}: {} of timeouts plus {} of sleeps = {}, {verdict}. ",
-            row.text,
-            show(timeouts),
-            show(sleeps),
-            show(worst),
-        );
+        let fits = worst <= BUDGET;
+        let worst = show(worst);
+        let words = row.words(lang);
+        match lang {
+            Lang::En => {
+                let verdict = if fits { "fits" } else { "does not fit" };
+                push_fmt!(
+                    text,
+                    "{words}: {timeouts} of timeouts plus {sleeps} of sleeps = {worst}, {verdict}. "
+                );
+            }
+            Lang::Ja => {
+                let verdict = if fits {
+                    "収まります"
+                } else {
+                    "収まりません"
+                };
+                push_fmt!(
+                    text,
+                    "{words}: タイムアウト {timeouts} + スリープ {sleeps} = {worst} で、{verdict}。"
+                );
+            }
+        }
     }
     text.trim_end().to_owned()
 }

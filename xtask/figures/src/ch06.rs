@@ -12,7 +12,7 @@ use ch08_full_jitter_solution::full_jitter;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Column, Grid, Histogram, format_number};
 
 /// Clients that failed together at t = 0.
@@ -28,8 +28,8 @@ pub const WINDOW: Duration = Duration::from_millis(10);
 /// The seed of the jittered delays.
 pub const SEED: u64 = 6;
 
-pub fn figures() -> Vec<Figure> {
-    vec![arrivals()]
+pub fn figures(lang: Lang) -> Vec<Figure> {
+    vec![arrivals(lang)]
 }
 
 /// The fixed policy's delays: 100 ms before each of the five retries.
@@ -85,7 +85,7 @@ fn panel(title: String, load: &[usize], x_max: f64, color: Color) -> Chart {
 }
 
 /// `ch06-arrivals`: the three policies' retries per 10 ms window, on one scale.
-fn arrivals() -> Figure {
+fn arrivals(lang: Lang) -> Figure {
     let fixed = in_step(&fixed_schedule());
     let linear = in_step(&linear_schedule());
     let jitter = jittered(SEED);
@@ -94,49 +94,82 @@ fn arrivals() -> Figure {
     let busiest = |load: &[usize]| load.iter().copied().max().unwrap_or(0);
     let count = |n: usize| format_number(n as f64, 0);
 
+    let (fixed_spikes, fixed_height) = (busy_windows(&fixed), count(busiest(&fixed)));
+    let (linear_spikes, linear_height) = (busy_windows(&linear), count(busiest(&linear)));
+    let jitter_height = count(busiest(&jitter));
     let column = Column::new(
         "",
-        "time since the common failure (ms)",
-        "retries arriving per 10 ms window",
+        lang.pick(
+            "time since the common failure (ms)",
+            "一斉に失敗してからの時間（ms）",
+        ),
+        lang.pick(
+            "retries arriving per 10 ms window",
+            "10 ms の時間窓ごとに届くリトライ",
+        ),
     )
     .chart(panel(
-        format!(
-            "Fixed, 100 ms each time: {} spikes of {} retries",
-            busy_windows(&fixed),
-            count(busiest(&fixed)),
+        lang.pick(
+            format!("Fixed, 100 ms each time: {fixed_spikes} spikes of {fixed_height} retries"),
+            format!("固定、毎回 100 ms: {fixed_height} 件のリトライの山が {fixed_spikes} つ"),
         ),
         &fixed,
         x_max,
         Color::Vermillion,
     ))
     .chart(panel(
-        format!(
-            "Linear, 100 ms + 100 ms each time: still {} spikes of {}, further apart",
-            busy_windows(&linear),
-            count(busiest(&linear)),
+        lang.pick(
+            format!(
+                "Linear, 100 ms + 100 ms each time: still {linear_spikes} spikes of \
+                 {linear_height}, further apart"
+            ),
+            format!(
+                "線形、100 ms に毎回 100 ms を足す: やはり {linear_height} 件の山が \
+                 {linear_spikes} つ、間隔が広がるだけ"
+            ),
         ),
         &linear,
         x_max,
         Color::Orange,
     ))
     .chart(panel(
-        format!(
-            "Preview of chapter 8, full jitter (base 100 ms, cap 1 s): busiest window holds {}",
-            count(busiest(&jitter)),
+        lang.pick(
+            format!(
+                "Preview of chapter 8, full jitter (base 100 ms, cap 1 s): busiest window holds \
+                 {jitter_height}"
+            ),
+            format!(
+                "第 8 章の先取り、フルジッター（基準 100 ms、上限 1 s）: 最も混む時間窓でも \
+                 {jitter_height} 件"
+            ),
         ),
         &jitter,
         x_max,
         Color::Blue,
     ));
-    let grid = Grid::new(format!(
-        "{} clients fail at the same moment and retry {RETRIES} times: what the server sees",
-        count(CLIENTS)
+    let (clients, window) = (count(CLIENTS), ms(WINDOW));
+    let grid = Grid::new(lang.pick(
+        format!(
+            "{clients} clients fail at the same moment and retry {RETRIES} times: what the \
+             server sees"
+        ),
+        format!(
+            "{clients} クライアントが同時に失敗して {RETRIES} 回リトライする: サーバーから見えるもの"
+        ),
     ))
-    .subtitle(format!(
-        "Every call fails at once, so each retry arrives at the sum of the delays before it. \
-         Histograms from the solution's load_per_window in {} ms windows, all on the same \
-         scale; the jittered delays come from chapter 8's full_jitter, StdRng seed {SEED}.",
-        ms(WINDOW),
+    .subtitle(lang.pick(
+        format!(
+            "Every call fails at once, so each retry arrives at the sum of the delays before it. \
+             Histograms from the solution's load_per_window in {window} ms windows, all on the \
+             same scale; the jittered delays come from chapter 8's full_jitter, StdRng seed \
+             {SEED}."
+        ),
+        format!(
+            "すべての呼び出しが同時に失敗するので、各リトライはそれまでの待ち時間の合計の時点で届きます。\
+             模範解答の load_per_window で {window} ms の時間窓ごとに数えたヒストグラムで、\
+             縦軸はすべて同じ目盛りです。ジッター付きの待ち時間は第 8 章の full_jitter（StdRng \
+             シード {SEED}）で引いています。"
+        ),
     ))
     .column(column)
     .panel_height(150.0);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use ch07_exponential_backoff_solution::Exponential;
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Column, Grid, Line, Marker, format_number};
 
 /// The first delay.
@@ -28,8 +28,8 @@ const UNCAPPED: Color = Color::Vermillion;
 /// The points of one line: `(retry, value)`.
 type Points = Vec<(f64, f64)>;
 
-pub fn figures() -> Vec<Figure> {
-    vec![growth()]
+pub fn figures(lang: Lang) -> Vec<Figure> {
+    vec![growth(lang)]
 }
 
 /// The chapter's schedule, with `cap`.
@@ -79,15 +79,30 @@ fn clipped(values: impl IntoIterator<Item = f64>, top: f64) -> Points {
     points
 }
 
-fn panel(title: String, top: f64, capped: Points, uncapped: Points) -> Chart {
+fn panel(lang: Lang, title: String, top: f64, capped: Points, uncapped: Points) -> Chart {
+    let reached = first_capped_retry();
     Chart::new(title)
         .x_axis(Axis::new("").range(0.0, f64::from(LAST_RETRY)))
         .y_axis(Axis::new("").range(0.0, top))
-        .line(Line::new("no cap: 100 ms · 2^retry", UNCAPPED, uncapped).dashed())
-        .line(Line::new("capped at 30 s", CAPPED, capped))
+        .line(
+            Line::new(
+                lang.pick("no cap: 100 ms · 2^retry", "上限なし: 100 ms · 2^retry"),
+                UNCAPPED,
+                uncapped,
+            )
+            .dashed(),
+        )
+        .line(Line::new(
+            lang.pick("capped at 30 s", "上限 30 s"),
+            CAPPED,
+            capped,
+        ))
         .marker(Marker::new(
-            f64::from(first_capped_retry()),
-            format!("cap reached at retry {}", first_capped_retry()),
+            f64::from(reached),
+            lang.pick(
+                format!("cap reached at retry {reached}"),
+                format!("リトライ {reached} で上限に到達"),
+            ),
         ))
 }
 
@@ -100,18 +115,30 @@ fn minutes(duration: &Duration) -> f64 {
 }
 
 /// `ch07-growth`: the delay before each retry and the time slept in all, capped and uncapped.
-fn growth() -> Figure {
+fn growth(lang: Lang) -> Figure {
     let (capped, uncapped) = (delays(CAP), delays(Duration::MAX));
     let (capped_total, uncapped_total) = (slept_in_all(&capped), slept_in_all(&uncapped));
     let last = LAST_RETRY as usize;
-    let x_label = "retry number (0 = the first retry)";
+    let x_label = lang.pick(
+        "retry number (0 = the first retry)",
+        "リトライの番号（0 = 最初のリトライ）",
+    );
 
-    let delay_title = format!(
-        "before retry {LAST_RETRY}: {} s capped, {} h without a cap",
+    let (capped_s, uncapped_h) = (
         format_number(seconds(&capped[last]), 0),
         format_number(seconds(&uncapped[last]) / 3_600.0, 1),
     );
-    let delay = Column::new("The delay before each retry", x_label, "delay (s)").chart(panel(
+    let delay_title = lang.pick(
+        format!("before retry {LAST_RETRY}: {capped_s} s capped, {uncapped_h} h without a cap"),
+        format!("リトライ {LAST_RETRY} の前: 上限あり {capped_s} s、なし {uncapped_h} h"),
+    );
+    let delay = Column::new(
+        lang.pick("The delay before each retry", "各リトライの前の待ち時間"),
+        x_label,
+        lang.pick("delay (s)", "待ち時間（s）"),
+    )
+    .chart(panel(
+        lang,
         delay_title,
         DELAY_TOP,
         capped
@@ -122,17 +149,24 @@ fn growth() -> Figure {
         clipped(uncapped.iter().map(seconds), DELAY_TOP),
     ));
 
-    let slept_title = format!(
-        "by retry {LAST_RETRY}: {} min capped, {} h without a cap",
+    let (capped_min, uncapped_h) = (
         format_number(minutes(&capped_total[last]), 1),
         format_number(minutes(&uncapped_total[last]) / 60.0, 1),
     );
+    let slept_title = lang.pick(
+        format!("by retry {LAST_RETRY}: {capped_min} min capped, {uncapped_h} h without a cap"),
+        format!("リトライ {LAST_RETRY} まで: 上限あり {capped_min} min、なし {uncapped_h} h"),
+    );
     let slept = Column::new(
-        "Slept in all since the first failure",
+        lang.pick(
+            "Slept in all since the first failure",
+            "最初の失敗からのスリープの合計",
+        ),
         x_label,
-        "slept (min)",
+        lang.pick("slept (min)", "スリープの合計（min）"),
     )
     .chart(panel(
+        lang,
         slept_title,
         SLEPT_TOP,
         capped_total
@@ -143,19 +177,30 @@ fn growth() -> Figure {
         clipped(uncapped_total.iter().map(minutes), SLEPT_TOP),
     ));
 
-    let grid = Grid::new("Exponential backoff, with and without a cap")
-        .subtitle(format!(
-            "Base {} ms, factor {FACTOR}: the delays double from retry to retry. Without a cap \
-             they leave the left chart after retry {} and never stop growing; with a 30 s cap \
-             they stop growing at retry {}, and from then on the total grows by only 30 s per \
-             retry. Computed with the solution's Exponential.",
-            BASE.as_millis(),
-            uncapped.iter().filter(|d| seconds(d) <= DELAY_TOP).count() - 1,
-            first_capped_retry(),
-        ))
-        .column(delay)
-        .column(slept)
-        .panel_height(250.0);
+    let base = BASE.as_millis();
+    let leaves = uncapped.iter().filter(|d| seconds(d) <= DELAY_TOP).count() - 1;
+    let reached = first_capped_retry();
+    let grid = Grid::new(lang.pick(
+        "Exponential backoff, with and without a cap",
+        "指数バックオフ: 上限ありと上限なし",
+    ))
+    .subtitle(lang.pick(
+        format!(
+            "Base {base} ms, factor {FACTOR}: the delays double from retry to retry. Without a \
+             cap they leave the left chart after retry {leaves} and never stop growing; with a \
+             30 s cap they stop growing at retry {reached}, and from then on the total grows by \
+             only 30 s per retry. Computed with the solution's Exponential."
+        ),
+        format!(
+            "基準 {base} ms、倍率 {FACTOR}: 待ち時間はリトライごとに倍になります。上限がなければ\
+             リトライ {leaves} の後に左の図からはみ出し、いつまでも伸び続けます。上限 30 s が\
+             あればリトライ {reached} で伸びが止まり、それ以降の合計はリトライ 1 回につき 30 s \
+             ずつしか増えません。模範解答の Exponential で計算しました。"
+        ),
+    ))
+    .column(delay)
+    .column(slept)
+    .panel_height(250.0);
     Figure::new("ch07-growth", grid.svg())
 }
 

@@ -10,7 +10,7 @@ use ch08_full_jitter_solution::{backoff_ceiling, full_jitter};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Column, Grid, Histogram, Line, Marker, format_number};
 
 /// The base delay: the ceiling before retry 0.
@@ -34,8 +34,8 @@ const INSTANT: Duration = Duration::from_millis(1);
 const NO_JITTER: Color = Color::Vermillion;
 const FULL_JITTER: Color = Color::Blue;
 
-pub fn figures() -> Vec<Figure> {
-    vec![delay_distributions(), arrivals()]
+pub fn figures(lang: Lang) -> Vec<Figure> {
+    vec![delay_distributions(lang), arrivals(lang)]
 }
 
 /// The delay each of `clients` waits before retries `0..RETRIES` without jitter:
@@ -91,7 +91,7 @@ fn count(n: usize) -> String {
     format_number(n as f64, 0)
 }
 
-fn delay_panel(title: String, delays: &[Duration], retry: u32, color: Color) -> Chart {
+fn delay_panel(lang: Lang, title: String, delays: &[Duration], retry: u32, color: Color) -> Chart {
     let ceiling = backoff_ceiling(retry, BASE, CAP);
     Chart::new(title)
         .x_axis(Axis::new("").range(0.0, ms(CAP)))
@@ -105,41 +105,70 @@ fn delay_panel(title: String, delays: &[Duration], retry: u32, color: Color) -> 
         ))
         .marker(Marker::new(
             ms(ceiling),
-            format!("ceiling {} ms", ms(ceiling)),
+            lang.pick(
+                format!("ceiling {} ms", ms(ceiling)),
+                format!("天井 {} ms", ms(ceiling)),
+            ),
         ))
 }
 
 /// `ch08-delay-distributions`: when 1,000 clients fire each retry, without and with full jitter.
-fn delay_distributions() -> Figure {
-    let x_label = "delay before the retry (ms), 10 ms bins";
-    let y_label = "number of clients";
-    let mut plain = Column::new("No jitter: wait the ceiling", x_label, y_label);
-    let mut jittered = Column::new("Full jitter: uniform in [0, ceiling]", x_label, y_label);
+fn delay_distributions(lang: Lang) -> Figure {
+    let x_label = lang.pick(
+        "delay before the retry (ms), 10 ms bins",
+        "リトライ前の待ち時間（ms）、10 ms の階級",
+    );
+    let y_label = lang.pick("number of clients", "クライアント数");
+    let mut plain = Column::new(
+        lang.pick("No jitter: wait the ceiling", "ジッターなし: 天井まで待つ"),
+        x_label,
+        y_label,
+    );
+    let mut jittered = Column::new(
+        lang.pick(
+            "Full jitter: uniform in [0, ceiling]",
+            "フルジッター: [0, 天井] の一様分布",
+        ),
+        x_label,
+        y_label,
+    );
     let no_jitter = no_jitter_delays(CLIENTS);
     let full = full_jitter_delays(CLIENTS, SEED);
     for retry in 0..RETRIES {
         let delays = &no_jitter[retry as usize];
-        let same_instant = busiest_window(delays, INSTANT);
-        let title = format!("retry {retry}: {} in the same 1 ms", count(same_instant));
-        plain = plain.chart(delay_panel(title, delays, retry, NO_JITTER));
+        let same_instant = count(busiest_window(delays, INSTANT));
+        let title = lang.pick(
+            format!("retry {retry}: {same_instant} in the same 1 ms"),
+            format!("リトライ {retry}: 同じ 1 ms に {same_instant}"),
+        );
+        plain = plain.chart(delay_panel(lang, title, delays, retry, NO_JITTER));
 
         let delays = &full[retry as usize];
-        let busiest = busiest_window(delays, INSTANT);
-        let title = format!("retry {retry}: busiest 1 ms holds {}", count(busiest));
-        jittered = jittered.chart(delay_panel(title, delays, retry, FULL_JITTER));
+        let busiest = count(busiest_window(delays, INSTANT));
+        let title = lang.pick(
+            format!("retry {retry}: busiest 1 ms holds {busiest}"),
+            format!("リトライ {retry}: 最も混む 1 ms でも {busiest}"),
+        );
+        jittered = jittered.chart(delay_panel(lang, title, delays, retry, FULL_JITTER));
     }
-    let grid = Grid::new(format!(
-        "Delay before each retry: {} clients that failed at the same moment",
-        count(CLIENTS)
+    let clients = count(CLIENTS);
+    let (base, cap, last) = (ms(BASE), ms(CAP), RETRIES - 1);
+    let grid = Grid::new(lang.pick(
+        format!("Delay before each retry: {clients} clients that failed at the same moment"),
+        format!("各リトライの前の待ち時間: 同時に失敗した {clients} クライアント"),
     ))
-    .subtitle(format!(
-        "Ceiling = min(cap, base·2^attempt) with base {} ms and cap {} ms, for retries 0 to {}. \
-         Full-jitter delays come from the solution's \
-         full_jitter with StdRng seed {SEED}. Each panel has its own y scale: compare the tick \
-         labels, not the bar heights.",
-        ms(BASE),
-        ms(CAP),
-        RETRIES - 1
+    .subtitle(lang.pick(
+        format!(
+            "Ceiling = min(cap, base·2^attempt) with base {base} ms and cap {cap} ms, for retries \
+             0 to {last}. Full-jitter delays come from the solution's full_jitter with StdRng \
+             seed {SEED}. Each panel has its own y scale: compare the tick labels, not the bar \
+             heights."
+        ),
+        format!(
+            "天井 = min(cap, base·2^attempt)、基準 {base} ms、上限 {cap} ms、リトライ 0〜{last}。\
+             フルジッターの待ち時間は模範解答の full_jitter（StdRng シード {SEED}）で引いています。\
+             縦軸の目盛りはパネルごとに違うので、棒の高さではなく目盛りの数字を比べてください。"
+        ),
     ))
     .column(plain)
     .column(jittered)
@@ -176,36 +205,55 @@ fn arrivals_per_window(arrivals: &[Duration], windows: usize) -> Vec<(f64, f64)>
 }
 
 /// `ch08-arrivals`: retries reaching the server per 10 ms after 100 clients failed together.
-fn arrivals() -> Figure {
+fn arrivals(lang: Lang) -> Figure {
     let plain = arrival_times(&no_jitter_delays(ARRIVAL_CLIENTS), ARRIVAL_CLIENTS);
     let full = arrival_times(&full_jitter_delays(ARRIVAL_CLIENTS, SEED), ARRIVAL_CLIENTS);
     let last = plain.iter().chain(&full).max().copied().unwrap_or(CAP);
     let windows = (last.as_nanos() / BIN.as_nanos()) as usize + 2;
     let busiest_plain = busiest_window(&plain, BIN);
     let busiest_full = busiest_window(&full, BIN);
-    let chart = Chart::new(format!(
-        "{} clients that failed together: when their retries reach the server",
-        count(ARRIVAL_CLIENTS)
+    let clients = count(ARRIVAL_CLIENTS);
+    let (base, cap) = (ms(BASE), ms(CAP));
+    let (busiest_plain, busiest_full) = (count(busiest_plain), count(busiest_full));
+    let chart = Chart::new(lang.pick(
+        format!("{clients} clients that failed together: when their retries reach the server"),
+        format!("一斉に失敗した {clients} クライアント: リトライがサーバーに届く時刻"),
     ))
-    .subtitle(format!(
-        "Every call fails, so each client retries {RETRIES} times (base {} ms, cap {} ms). \
-         Without jitter the retries land as {RETRIES} spikes of {} calls; with full jitter the \
-         busiest 10 ms window holds {} calls. Drawn with the solution's full_jitter, StdRng seed \
-         {SEED}.",
-        ms(BASE),
-        ms(CAP),
-        count(busiest_plain),
-        count(busiest_full),
+    .subtitle(lang.pick(
+        format!(
+            "Every call fails, so each client retries {RETRIES} times (base {base} ms, cap {cap} \
+             ms). Without jitter the retries land as {RETRIES} spikes of {busiest_plain} calls; \
+             with full jitter the busiest 10 ms window holds {busiest_full} calls. Drawn with the \
+             solution's full_jitter, StdRng seed {SEED}."
+        ),
+        format!(
+            "すべての呼び出しが失敗するので、各クライアントは {RETRIES} 回リトライします（基準 \
+             {base} ms、上限 {cap} ms）。ジッターがなければリトライは {busiest_plain} 件ずつの \
+             {RETRIES} つの山になって届きます。フルジッターなら、最も混む 10 ms の時間窓でも \
+             {busiest_full} 件です。模範解答の full_jitter（StdRng シード {SEED}）で引きました。"
+        ),
     ))
-    .x_axis(Axis::new("time since the common failure (ms)").min(0.0))
-    .y_axis(Axis::new("retries arriving per 10 ms window").min(0.0))
+    .x_axis(
+        Axis::new(lang.pick(
+            "time since the common failure (ms)",
+            "一斉に失敗してからの時間（ms）",
+        ))
+        .min(0.0),
+    )
+    .y_axis(
+        Axis::new(lang.pick(
+            "retries arriving per 10 ms window",
+            "10 ms の時間窓ごとに届くリトライ",
+        ))
+        .min(0.0),
+    )
     .line(Line::new(
-        "no jitter",
+        lang.pick("no jitter", "ジッターなし"),
         NO_JITTER,
         arrivals_per_window(&plain, windows),
     ))
     .line(Line::new(
-        "full jitter",
+        lang.pick("full jitter", "フルジッター"),
         FULL_JITTER,
         arrivals_per_window(&full, windows),
     ))

@@ -14,7 +14,7 @@ use ch09_equal_and_decorrelated_solution::{DecorrelatedJitter, EqualJitter, back
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Column, Grid, Histogram, Line, Marker, format_number};
 
 /// The base delay.
@@ -54,11 +54,14 @@ impl Policy {
         }
     }
 
-    fn heading(self) -> &'static str {
+    fn heading(self, lang: Lang) -> &'static str {
         match self {
-            Policy::Full => "Full: [0, t]",
-            Policy::Equal => "Equal: [t/2, t]",
-            Policy::Decorrelated => "Decorrelated: [base, 3·prev]",
+            Policy::Full => lang.pick("Full: [0, t]", "フル: [0, t]"),
+            Policy::Equal => lang.pick("Equal: [t/2, t]", "イコール: [t/2, t]"),
+            Policy::Decorrelated => lang.pick(
+                "Decorrelated: [base, 3·prev]",
+                "デコリレーテッド: [base, 3·prev]",
+            ),
         }
     }
 
@@ -119,52 +122,66 @@ fn show_ms(duration: Duration) -> String {
     format!("{} ms", format_number(ms(duration), 0))
 }
 
-pub fn figures() -> Vec<Figure> {
-    vec![delay_distributions(), sample_paths()]
+pub fn figures(lang: Lang) -> Vec<Figure> {
+    vec![delay_distributions(lang), sample_paths(lang)]
 }
 
 /// `ch09-delay-distributions`: where 10,000 clients' delays fall before each retry, for the
 /// three policies.
-fn delay_distributions() -> Figure {
-    let x_label = "delay (ms), 10 ms bins";
-    let mut grid = Grid::new(format!(
-        "Delay before each retry: {} clients per policy",
-        format_number(CLIENTS as f64, 0)
+fn delay_distributions(lang: Lang) -> Figure {
+    let x_label = lang.pick("delay (ms), 10 ms bins", "待ち時間（ms）、10 ms の階級");
+    let clients = format_number(CLIENTS as f64, 0);
+    let (base, cap) = (ms(BASE), ms(CAP));
+    let mut grid = Grid::new(lang.pick(
+        format!("Delay before each retry: {clients} clients per policy"),
+        format!("各リトライの前の待ち時間: ポリシーごとに {clients} クライアント"),
     ))
-    .subtitle(format!(
-        "base {} ms, cap {} ms, so t = min(cap, base·2^retry) is 50, 100, 200, 400, 500 ms for \
-         retries 0 to 4 (marked t; decorrelated jitter has no t, only the cap). Panel titles give the mean delay, and for decorrelated \
-         jitter the share of clients sitting exactly at the cap. Drawn by the solutions, StdRng seed \
-         {SEED}. Each panel has its own y scale.",
-        ms(BASE),
-        ms(CAP),
+    .subtitle(lang.pick(
+        format!(
+            "base {base} ms, cap {cap} ms, so t = min(cap, base·2^retry) is 50, 100, 200, 400, \
+             500 ms for retries 0 to 4 (marked t; decorrelated jitter has no t, only the cap). \
+             Panel titles give the mean delay, and for decorrelated jitter the share of clients \
+             sitting exactly at the cap. Drawn by the solutions, StdRng seed {SEED}. Each panel \
+             has its own y scale."
+        ),
+        format!(
+            "基準 {base} ms、上限 {cap} ms なので、t = min(cap, base·2^retry) はリトライ 0〜4 で \
+             50、100、200、400、500 ms です（t の印。デコリレーテッドジッターに t はなく、上限だけ\
+             です）。パネルの見出しは平均の待ち時間と、デコリレーテッドジッターではちょうど上限に\
+             いるクライアントの割合です。模範解答で引きました（StdRng シード {SEED}）。縦軸の目盛り\
+             はパネルごとに違います。"
+        ),
     ))
     .panel_height(118.0);
     for policy in Policy::ALL {
         let delays = policy.delays(CLIENTS, RETRIES);
         let mut col = Column::new(
-            policy.heading(),
+            policy.heading(lang),
             x_label,
             if policy == Policy::Full {
-                "clients"
+                lang.pick("clients", "クライアント数")
             } else {
                 ""
             },
         );
         for retry in 0..SHOWN {
             let before = column(&delays, retry);
+            let average = show_ms(mean(&before));
             let title = if policy == Policy::Decorrelated && retry >= 1 {
-                format!(
-                    "retry {retry} · {} · {} % at cap",
-                    show_ms(mean(&before)),
-                    format_number(100.0 * share_at_cap(&before), 0)
+                let at_cap = format_number(100.0 * share_at_cap(&before), 0);
+                lang.pick(
+                    format!("retry {retry} · {average} · {at_cap} % at cap"),
+                    format!("リトライ {retry} · {average} · 上限 {at_cap} %"),
                 )
             } else {
-                format!("retry {retry} · mean {}", show_ms(mean(&before)))
+                lang.pick(
+                    format!("retry {retry} · mean {average}"),
+                    format!("リトライ {retry} · 平均 {average}"),
+                )
             };
             // Full and equal jitter draw below t; decorrelated jitter knows only the cap.
             let marker = match policy {
-                Policy::Decorrelated => Marker::new(ms(CAP), "cap"),
+                Policy::Decorrelated => Marker::new(ms(CAP), lang.pick("cap", "上限")),
                 _ => Marker::new(ms(backoff_ceiling(retry, BASE, CAP)), "t"),
             };
             col = col.chart(
@@ -187,24 +204,31 @@ fn delay_distributions() -> Figure {
 }
 
 /// `ch09-sample-paths`: a few clients' delays retry after retry, with the mean of all clients.
-fn sample_paths() -> Figure {
-    let mut grid = Grid::new(format!(
-        "{PATHS} clients' delays, retry after retry, and the mean of {}",
-        format_number(CLIENTS as f64, 0)
+fn sample_paths(lang: Lang) -> Figure {
+    let clients = format_number(CLIENTS as f64, 0);
+    let (base, cap) = (ms(BASE), ms(CAP));
+    let mut grid = Grid::new(lang.pick(
+        format!("{PATHS} clients' delays, retry after retry, and the mean of {clients}"),
+        format!("{PATHS} クライアントのリトライごとの待ち時間と、{clients} クライアントの平均"),
     ))
-    .subtitle(format!(
-        "Same policies and settings (base {} ms, cap {} ms), {RETRIES} retries. Thin lines: \
-         the first {PATHS} clients of each policy. Dashed: the mean delay of all {} clients \
-         before that retry. Equal jitter follows the doubling ceiling closely; decorrelated \
-         jitter wanders, each delay starting from the one before.",
-        ms(BASE),
-        ms(CAP),
-        format_number(CLIENTS as f64, 0),
+    .subtitle(lang.pick(
+        format!(
+            "Same policies and settings (base {base} ms, cap {cap} ms), {RETRIES} retries. Thin \
+             lines: the first {PATHS} clients of each policy. Dashed: the mean delay of all \
+             {clients} clients before that retry. Equal jitter follows the doubling ceiling \
+             closely; decorrelated jitter wanders, each delay starting from the one before."
+        ),
+        format!(
+            "同じポリシーと設定（基準 {base} ms、上限 {cap} ms）で {RETRIES} 回リトライします。\
+             細い線: 各ポリシーの最初の {PATHS} クライアント。破線: そのリトライの前の、{clients} \
+             クライアント全体の平均の待ち時間。イコールジッターは倍々になる天井のすぐ近くを進み、\
+             デコリレーテッドジッターは前回の待ち時間から次を決めるので、上下にさまよいます。"
+        ),
     ))
     .panel_height(250.0);
     for policy in Policy::ALL {
         let delays = policy.delays(CLIENTS, RETRIES);
-        let mut chart = Chart::new(policy.heading())
+        let mut chart = Chart::new(policy.heading(lang))
             .x_axis(Axis::new("").range(0.0, f64::from(RETRIES - 1)))
             .y_axis(Axis::new("").range(0.0, ms(CAP)));
         let shades = [
@@ -222,13 +246,13 @@ fn sample_paths() -> Figure {
         let means = (0..RETRIES)
             .map(|retry| (f64::from(retry), ms(mean(&column(&delays, retry)))))
             .collect();
-        chart = chart.line(Line::new("mean", policy.color(), means).dashed());
+        chart = chart.line(Line::new(lang.pick("mean", "平均"), policy.color(), means).dashed());
         grid = grid.column(
             Column::new(
                 "",
-                "retry",
+                lang.pick("retry", "リトライ"),
                 if policy == Policy::Full {
-                    "delay (ms)"
+                    lang.pick("delay (ms)", "待ち時間（ms）")
                 } else {
                     ""
                 },

@@ -7,11 +7,11 @@ use std::sync::OnceLock;
 use ch10_contention_lab_solution::Strategy;
 use ch10_contention_lab_solution::lab::{self, CLIENT_COUNTS, Point, RUNS};
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Column, Grid, Line};
 
-pub fn figures() -> Vec<Figure> {
-    vec![calls(), completion(), results(), numbers()]
+pub fn figures(lang: Lang) -> Vec<Figure> {
+    vec![calls(lang), completion(lang), results(), numbers()]
 }
 
 /// The sweep, computed once per process: it is the slow part of `cargo xtask figures`.
@@ -30,14 +30,26 @@ fn color(strategy: Strategy) -> Color {
     }
 }
 
+/// The strategy's name in the legend: the solution's own name in English.
+fn name(strategy: Strategy, lang: Lang) -> &'static str {
+    let ja = match strategy {
+        Strategy::NoBackoff => "バックオフなし",
+        Strategy::Exponential => "指数",
+        Strategy::FullJitter => "フルジッター",
+        Strategy::EqualJitter => "イコールジッター",
+        Strategy::Decorrelated => "デコリレーテッド",
+    };
+    lang.pick(strategy.name(), ja)
+}
+
 /// One line per strategy: `value(point)` against the number of clients.
-fn line(strategy: Strategy, value: impl Fn(&Point) -> f64) -> Line {
+fn line(lang: Lang, strategy: Strategy, value: impl Fn(&Point) -> f64) -> Line {
     let points = points()
         .iter()
         .filter(|point| point.strategy == strategy)
         .map(|point| (point.clients as f64, value(point)))
         .collect();
-    let line = Line::new(strategy.name(), color(strategy), points);
+    let line = Line::new(name(strategy, lang), color(strategy), points);
     if strategy == Strategy::NoBackoff {
         line.dashed()
     } else {
@@ -52,10 +64,18 @@ fn at(strategy: Strategy, clients: usize) -> Point {
         .expect("the sweep covers every strategy and client count")
 }
 
-fn subtitle() -> String {
-    format!(
-        "Mean of {RUNS} seeded runs per point, simulated by the solution's simulate: base 5 ms, \
-         cap 2 s, every network hop |Normal(10 ms, 2 ms)|. A call is a read or a conditional write."
+fn subtitle(lang: Lang) -> String {
+    lang.pick(
+        format!(
+            "Mean of {RUNS} seeded runs per point, simulated by the solution's simulate: base 5 \
+             ms, cap 2 s, every network hop |Normal(10 ms, 2 ms)|. A call is a read or a \
+             conditional write."
+        ),
+        format!(
+            "各点は、模範解答の simulate でシード付きで {RUNS} 回シミュレーションした平均です。\
+             基準 5 ms、上限 2 s、ネットワークの各ホップは |Normal(10 ms, 2 ms)|。呼び出しとは\
+             読み取り 1 回か条件付き書き込み 1 回のことです。"
+        ),
     )
 }
 
@@ -76,46 +96,74 @@ const DRAWING_ORDER: [Strategy; 5] = [
 ];
 
 /// `ch10-calls`: the work each strategy costs the server.
-fn calls() -> Figure {
+fn calls(lang: Lang) -> Figure {
     let exponential = at(Strategy::Exponential, 100).calls;
     let full = at(Strategy::FullJitter, 100).calls;
-    let mut chart = Chart::new("The server's work: calls per run")
-        .subtitle(format!(
-            "{} At 100 clients exponential backoff without jitter makes {:.1}× the calls of full \
-             jitter; full and equal jitter nearly coincide.",
-            subtitle(),
-            exponential / full
+    let (common, ratio) = (subtitle(lang), exponential / full);
+    let mut chart = Chart::new(lang.pick(
+        "The server's work: calls per run",
+        "サーバーの仕事: 1 回の実行あたりの呼び出し数",
+    ))
+    .subtitle(lang.pick(
+        format!(
+            "{common} At 100 clients exponential backoff without jitter makes {ratio:.1}× the \
+             calls of full jitter; full and equal jitter nearly coincide."
+        ),
+        format!(
+            "{common}100 クライアントでは、ジッターなしの指数バックオフはフルジッターの \
+             {ratio:.1} 倍の呼び出しをします。フルジッターとイコールジッターはほぼ重なります。"
+        ),
+    ))
+    .x_axis(clients_axis(lang.pick(
+        "clients racing for the row",
+        "同じ行を奪い合うクライアント数",
+    )))
+    .y_axis(
+        Axis::new(lang.pick(
+            "server calls per run (reads + writes)",
+            "1 回の実行あたりのサーバー呼び出し",
         ))
-        .x_axis(clients_axis("clients racing for the row"))
-        .y_axis(Axis::new("server calls per run (reads + writes)").min(0.0))
-        .height(460.0);
+        .min(0.0),
+    )
+    .height(460.0);
     for strategy in DRAWING_ORDER {
-        chart = chart.line(line(strategy, |point| point.calls));
+        chart = chart.line(line(lang, strategy, |point| point.calls));
     }
     Figure::new("ch10-calls", chart.svg())
 }
 
 /// `ch10-completion`: when the last client finished, with and without the exponential line,
 /// which dwarfs the others.
-fn completion() -> Figure {
+fn completion(lang: Lang) -> Figure {
     let seconds = |point: &Point| point.completion.as_secs_f64();
-    let mut all = Chart::new("all five strategies").x_axis(clients_axis(""));
-    let mut zoom = Chart::new("without exponential, enlarged").x_axis(clients_axis(""));
+    let mut all =
+        Chart::new(lang.pick("all five strategies", "5 つの戦略すべて")).x_axis(clients_axis(""));
+    let mut zoom = Chart::new(lang.pick("without exponential, enlarged", "指数を除いて拡大"))
+        .x_axis(clients_axis(""));
     for strategy in DRAWING_ORDER {
-        all = all.line(line(strategy, seconds));
+        all = all.line(line(lang, strategy, seconds));
         if strategy != Strategy::Exponential {
-            zoom = zoom.line(line(strategy, seconds));
+            zoom = zoom.line(line(lang, strategy, seconds));
         }
     }
-    let x_label = "clients racing for the row";
-    let y_label = "last client done (s)";
-    let grid = Grid::new(format!(
-        "When the last client finished: at 100 clients, {:.1} s without jitter, {:.1} s with \
-         full jitter",
-        seconds(&at(Strategy::Exponential, 100)),
-        seconds(&at(Strategy::FullJitter, 100)),
+    let x_label = lang.pick(
+        "clients racing for the row",
+        "同じ行を奪い合うクライアント数",
+    );
+    let y_label = lang.pick("last client done (s)", "最後のクライアントの完了（s）");
+    let exponential = seconds(&at(Strategy::Exponential, 100));
+    let full = seconds(&at(Strategy::FullJitter, 100));
+    let grid = Grid::new(lang.pick(
+        format!(
+            "When the last client finished: at 100 clients, {exponential:.1} s without jitter, \
+             {full:.1} s with full jitter"
+        ),
+        format!(
+            "最後のクライアントが終わった時刻: 100 クライアントで、ジッターなし {exponential:.1} s、\
+             フルジッター {full:.1} s"
+        ),
     ))
-    .subtitle(subtitle())
+    .subtitle(subtitle(lang))
     .column(Column::new("", x_label, y_label).chart(all.y_axis(Axis::new("").min(0.0))))
     .column(Column::new("", x_label, y_label).chart(zoom.y_axis(Axis::new("").min(0.0))))
     .panel_height(330.0);

@@ -5,11 +5,9 @@
 //! The figure needs a logarithmic y axis, which the chart library does not draw, so it is a
 //! [`diagram`]: axes, decade gridlines, one polyline per series and labels, laid out here.
 
-use std::fmt::Write as _;
-
 use ch12_retry_in_one_place_solution::amplification;
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Color, Palette, diagram, escape, format_number};
 
 /// The depths shown: stacks of 1 to 5 layers that retry.
@@ -30,9 +28,9 @@ const PLOT_HEIGHT: f64 = 300.0;
 const X_PAD: f64 = 22.0;
 const BODY_HEIGHT: f64 = PLOT_TOP + PLOT_HEIGHT + 48.0;
 
-pub fn figures() -> Vec<Figure> {
+pub fn figures(lang: Lang) -> Vec<Figure> {
     vec![
-        Figure::new("ch12-amplification", amplification_figure()),
+        Figure::new("ch12-amplification", amplification_figure(lang)),
         Figure::markdown("ch12-amplification-table", amplification_table()),
     ]
 }
@@ -57,7 +55,7 @@ fn count(calls: u64) -> String {
 /// `ch12-amplification-table`: backend calls for every depth and attempts per layer.
 fn amplification_table() -> String {
     let mut text = String::new();
-    let _ = writeln!(
+    push_line!(
         text,
         "**Backend calls for one user request** when the backend is down (every call fails), \
          computed with `amplification`:\n"
@@ -65,7 +63,7 @@ fn amplification_table() -> String {
     let mut header = "| layers that retry |".to_owned();
     let mut rule = "|---:|".to_owned();
     for attempts in TABLE_ATTEMPTS {
-        let _ = write!(
+        push_fmt!(
             header,
             " {attempts} attempts each ({} {}) |",
             attempts - 1,
@@ -73,26 +71,26 @@ fn amplification_table() -> String {
         );
         rule.push_str("---:|");
     }
-    let _ = writeln!(
+    push_line!(
         header,
         " retry in one place ({ONE_PLACE} attempts at the top only) |"
     );
     rule.push_str("---:|");
     text.push_str(&header);
-    let _ = writeln!(text, "{rule}");
+    push_line!(text, "{rule}");
     for layers in LAYERS {
-        let _ = write!(text, "| {layers} |");
+        push_fmt!(text, "| {layers} |");
         for attempts in TABLE_ATTEMPTS {
             let calls = count(amplification(&every_layer(layers, attempts)));
             // The two classic examples: SRE book ch. 22 and the Builders' Library.
             let classic = (layers, attempts) == (3, 4) || (layers, attempts) == (5, 3);
             if classic {
-                let _ = write!(text, " **{calls}** |");
+                push_fmt!(text, " **{calls}** |");
             } else {
-                let _ = write!(text, " {calls} |");
+                push_fmt!(text, " {calls} |");
             }
         }
-        let _ = writeln!(text, " {} |", count(amplification(&one_place(layers))));
+        push_line!(text, " {} |", count(amplification(&one_place(layers))));
     }
     text
 }
@@ -109,7 +107,7 @@ fn y(calls: u64) -> f64 {
 }
 
 fn text(body: &mut String, (px, py): (f64, f64), anchor: &str, style: &str, content: &str) {
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<text x="{px:.1}" y="{py:.1}" text-anchor="{anchor}" {style}>{}</text>"#,
         escape(content)
@@ -143,14 +141,14 @@ fn series(body: &mut String, points: &[(usize, u64)], color: Color, dashed: bool
     } else {
         ""
     };
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="2.5" stroke-linejoin="round"{dash}/>"#,
         coordinates.join(" "),
         color.hex()
     );
     for &(layers, calls) in points {
-        let _ = writeln!(
+        push_line!(
             body,
             r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{}"/>"#,
             x(layers),
@@ -173,7 +171,7 @@ fn series(body: &mut String, points: &[(usize, u64)], color: Color, dashed: bool
 
 /// A ring around a point and a note beside it.
 fn callout(body: &mut String, (layers, calls): (usize, u64), at: (f64, f64), note: &str) {
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<circle cx="{:.1}" cy="{:.1}" r="7" fill="none" stroke="{}" stroke-width="1.5"/>"#,
         x(layers),
@@ -184,13 +182,13 @@ fn callout(body: &mut String, (layers, calls): (usize, u64), at: (f64, f64), not
 }
 
 /// `ch12-amplification`: backend calls against the depth of the stack, on a log scale.
-fn amplification_figure() -> String {
+fn amplification_figure(lang: Lang) -> String {
     let mut body = String::new();
     let bottom = PLOT_TOP + PLOT_HEIGHT;
     for decade in 0..=DECADES as u32 {
         let calls = 10u64.pow(decade);
         let line_y = y(calls);
-        let _ = writeln!(
+        push_line!(
             body,
             r#"<line x1="{PLOT_LEFT:.1}" y1="{line_y:.1}" x2="{PLOT_RIGHT:.1}" y2="{line_y:.1}" stroke="{}" stroke-width="1"/>"#,
             Palette::GRID
@@ -203,7 +201,7 @@ fn amplification_figure() -> String {
             &count(calls),
         );
     }
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<line x1="{PLOT_LEFT:.1}" y1="{bottom:.1}" x2="{PLOT_RIGHT:.1}" y2="{bottom:.1}" stroke="{}" stroke-width="1"/>"#,
         Palette::MUTED
@@ -222,14 +220,17 @@ fn amplification_figure() -> String {
         ((PLOT_LEFT + PLOT_RIGHT) / 2.0, bottom + 40.0),
         "middle",
         &label(Palette::INK),
-        "layers in the stack",
+        lang.pick("layers in the stack", "スタックの層の数"),
     );
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<text x="0" y="0" text-anchor="middle" {} transform="translate(22 {:.1}) rotate(-90)">{}</text>"#,
         label(Palette::INK),
         PLOT_TOP + PLOT_HEIGHT / 2.0,
-        escape("backend calls per request (log scale)")
+        escape(lang.pick(
+            "backend calls per request (log scale)",
+            "1 リクエストあたりのバックエンド呼び出し（対数目盛り）",
+        ))
     );
 
     let colors = [Color::Vermillion, Color::Orange, Color::Blue];
@@ -242,7 +243,10 @@ fn amplification_figure() -> String {
             &points,
             color,
             false,
-            &format!("{attempts} attempts each"),
+            &lang.pick(
+                format!("{attempts} attempts each"),
+                format!("各層 {attempts} 回試行"),
+            ),
         );
     }
     let flat: Vec<(usize, u64)> = LAYERS
@@ -253,7 +257,7 @@ fn amplification_figure() -> String {
         &flat,
         Color::BluishGreen,
         true,
-        "retry in one place",
+        lang.pick("retry in one place", "1 か所でリトライ"),
     );
 
     let sre = (3, amplification(&every_layer(3, 4)));
@@ -261,7 +265,10 @@ fn amplification_figure() -> String {
         &mut body,
         sre,
         (x(sre.0) - 12.0, y(sre.1) - 10.0),
-        &format!("SRE book: 4 · 4 · 4 = {}", count(sre.1)),
+        &lang.pick(
+            format!("SRE book: 4 · 4 · 4 = {}", count(sre.1)),
+            format!("SRE 本: 4 · 4 · 4 = {}", count(sre.1)),
+        ),
     );
     let builders = (5, amplification(&every_layer(5, 3)));
     text(
@@ -269,9 +276,12 @@ fn amplification_figure() -> String {
         (x(builders.0) + 14.0, y(builders.1) + 19.0),
         "start",
         &small(Palette::MUTED),
-        &format!("Builders' Library: 3⁵ = {}", count(builders.1)),
+        &lang.pick(
+            format!("Builders' Library: 3⁵ = {}", count(builders.1)),
+            format!("Builders' Library の例: 3⁵ = {}", count(builders.1)),
+        ),
     );
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<circle cx="{:.1}" cy="{:.1}" r="7" fill="none" stroke="{}" stroke-width="1.5"/>"#,
         x(builders.0),
@@ -280,13 +290,25 @@ fn amplification_figure() -> String {
     );
 
     diagram(
-        "Retries multiply across layers",
-        &format!(
-            "Backend calls caused by one user request while the backend is down, when every layer \
-             of the stack makes 2, 3 or 4 attempts of its own. The y axis is logarithmic: each \
-             straight line is an exponential. The dashed line is the same stack retrying in one \
-             place: {ONE_PLACE} attempts at the top, one call per layer below. Computed with the \
-             solution's amplification()."
+        lang.pick(
+            "Retries multiply across layers",
+            "リトライは層を重ねるごとに掛け算で増える",
+        ),
+        &lang.pick(
+            format!(
+                "Backend calls caused by one user request while the backend is down, when every \
+                 layer of the stack makes 2, 3 or 4 attempts of its own. The y axis is \
+                 logarithmic: each straight line is an exponential. The dashed line is the same \
+                 stack retrying in one place: {ONE_PLACE} attempts at the top, one call per layer \
+                 below. Computed with the solution's amplification()."
+            ),
+            format!(
+                "バックエンドが落ちているとき、ユーザーの 1 リクエストが引き起こすバックエンド呼び出しの数です。\
+                 スタックの各層がそれぞれ 2、3、4 回試行する場合を示します。縦軸は対数目盛りなので、\
+                 直線はどれも指数関数です。破線は同じスタックが 1 か所でリトライする場合で、最上層で \
+                 {ONE_PLACE} 回試行し、その下の各層は 1 回だけ呼び出します。模範解答の \
+                 amplification() で計算しました。"
+            ),
         ),
         BODY_HEIGHT,
         &body,

@@ -12,7 +12,7 @@ use std::task::{Context, Poll, Waker};
 
 use ch13_retry_budgets_solution::{RetryBudget, retry_with_budget};
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Column, Grid, Line, Marker, format_number};
 
 /// New requests per second, every second.
@@ -42,11 +42,20 @@ pub enum Limit {
 impl Limit {
     pub const ALL: [Limit; 3] = [Limit::Nothing, Limit::Cap, Limit::CapAndBudget];
 
-    fn label(self) -> &'static str {
+    fn label(self, lang: Lang) -> &'static str {
         match self {
-            Limit::Nothing => "no limit: retry every second until it works",
-            Limit::Cap => "per-request cap: 3 attempts",
-            Limit::CapAndBudget => "cap + A6 budget (10 tokens, ratio 0.1)",
+            Limit::Nothing => lang.pick(
+                "no limit: retry every second until it works",
+                "制限なし: 成功するまで毎秒リトライ",
+            ),
+            Limit::Cap => lang.pick(
+                "per-request cap: 3 attempts",
+                "リクエストごとの上限: 3 回の試行",
+            ),
+            Limit::CapAndBudget => lang.pick(
+                "cap + A6 budget (10 tokens, ratio 0.1)",
+                "上限 + A6 のリトライ予算（10 トークン、比率 0.1）",
+            ),
         }
     }
 
@@ -117,15 +126,21 @@ fn count(n: u32) -> String {
     format_number(f64::from(n), 0)
 }
 
-fn panel(title: String, limits: &[Limit]) -> Chart {
+fn panel(lang: Lang, title: String, limits: &[Limit]) -> Chart {
     let mut chart = Chart::new(title)
         .x_axis(Axis::new("").range(0.0, f64::from(HORIZON)))
         .y_axis(Axis::new("").min(0.0))
-        .marker(Marker::new(f64::from(OUTAGE_START), "outage starts"))
-        .marker(Marker::new(f64::from(OUTAGE_END), "service back"));
+        .marker(Marker::new(
+            f64::from(OUTAGE_START),
+            lang.pick("outage starts", "障害の開始"),
+        ))
+        .marker(Marker::new(
+            f64::from(OUTAGE_END),
+            lang.pick("service back", "サービス復旧"),
+        ));
     for &limit in limits {
         chart = chart.line(Line::new(
-            limit.label(),
+            limit.label(lang),
             limit.color(),
             points(&calls_per_second(limit)),
         ));
@@ -134,40 +149,75 @@ fn panel(title: String, limits: &[Limit]) -> Chart {
 }
 
 /// `ch13-offered-load`: calls per second during a 30-second outage, for the three limits.
-fn offered_load() -> Figure {
+fn offered_load(lang: Lang) -> Figure {
     let nothing = calls_per_second(Limit::Nothing);
     let cap = calls_per_second(Limit::Cap);
     let budgeted = calls_per_second(Limit::CapAndBudget);
     let peak = |calls: &[u32]| calls.iter().copied().max().unwrap_or(0);
     let steady = |calls: &[u32]| calls[OUTAGE_END as usize - 1];
-    let column = Column::new("", "seconds", "calls reaching the service per second")
-        .chart(panel(
+    let peak = count(peak(&nothing));
+    let (cap_steady, budget_steady) = (count(steady(&cap)), count(steady(&budgeted)));
+    let column = Column::new(
+        "",
+        lang.pick("seconds", "秒"),
+        lang.pick(
+            "calls reaching the service per second",
+            "毎秒サービスに届く呼び出し",
+        ),
+    )
+    .chart(panel(
+        lang,
+        lang.pick(
             format!(
-                "All three: without a limit the load grows every second, to {} calls at once",
-                count(peak(&nothing))
+                "All three: without a limit the load grows every second, to {peak} calls at once"
             ),
-            &Limit::ALL,
-        ))
-        .chart(panel(
-            format!(
-                "The two limits, zoomed in: {} calls/s with the cap alone, {} with the budget",
-                count(steady(&cap)),
-                count(steady(&budgeted)),
-            ),
-            &[Limit::Cap, Limit::CapAndBudget],
-        ));
-    let grid = Grid::new(format!(
-        "{RATE} requests per second, and the service fails every call from second \
-         {OUTAGE_START} to {OUTAGE_END}"
+            format!("3 つすべて: 制限がなければ負荷は毎秒増え、同時に {peak} 回の呼び出しに達する"),
+        ),
+        &Limit::ALL,
     ))
-    .subtitle(format!(
-        "A failed call may be retried one second later. For the {} requests of the outage, the \
-         service received {} calls with no limit, {} with the per-request cap, and {} with the \
-         cap and the solution's RetryBudget::new(10, 0.1). Each panel has its own y scale.",
-        count(RATE * (OUTAGE_END - OUTAGE_START)),
+    .chart(panel(
+        lang,
+        lang.pick(
+            format!(
+                "The two limits, zoomed in: {cap_steady} calls/s with the cap alone, \
+                 {budget_steady} with the budget"
+            ),
+            format!(
+                "2 つの制限を拡大: 上限だけなら {cap_steady} 回/s、リトライ予算ありなら \
+                 {budget_steady} 回/s"
+            ),
+        ),
+        &[Limit::Cap, Limit::CapAndBudget],
+    ));
+    let requests = count(RATE * (OUTAGE_END - OUTAGE_START));
+    let (nothing_calls, cap_calls, budget_calls) = (
         count(outage_calls(&nothing)),
         count(outage_calls(&cap)),
         count(outage_calls(&budgeted)),
+    );
+    let grid = Grid::new(lang.pick(
+        format!(
+            "{RATE} requests per second, and the service fails every call from second \
+             {OUTAGE_START} to {OUTAGE_END}"
+        ),
+        format!(
+            "毎秒 {RATE} リクエスト、{OUTAGE_START}〜{OUTAGE_END} 秒目はサービスがすべての呼び出しに\
+             失敗"
+        ),
+    ))
+    .subtitle(lang.pick(
+        format!(
+            "A failed call may be retried one second later. For the {requests} requests of the \
+             outage, the service received {nothing_calls} calls with no limit, {cap_calls} with \
+             the per-request cap, and {budget_calls} with the cap and the solution's \
+             RetryBudget::new(10, 0.1). Each panel has its own y scale."
+        ),
+        format!(
+            "失敗した呼び出しは 1 秒後にリトライできます。障害中の {requests} リクエストに対して、\
+             サービスが受けた呼び出しは、制限なしで {nothing_calls} 回、リクエストごとの上限で \
+             {cap_calls} 回、上限と模範解答の RetryBudget::new(10, 0.1) で {budget_calls} 回\
+             でした。縦軸の目盛りはパネルごとに違います。"
+        ),
     ))
     .column(column)
     .panel_height(220.0);
@@ -297,8 +347,8 @@ fn outage_table() -> Figure {
     Figure::markdown("ch13-outage-requests", text)
 }
 
-pub fn figures() -> Vec<Figure> {
-    vec![offered_load(), walkthrough(), outage_table()]
+pub fn figures(lang: Lang) -> Vec<Figure> {
+    vec![offered_load(lang), walkthrough(), outage_table()]
 }
 
 #[cfg(test)]

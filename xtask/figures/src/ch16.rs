@@ -6,7 +6,7 @@ use ch16_outbox_backoff_solution::{BackoffConfig, Millis, backoff_ceiling, next_
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Column, Grid, Line, Marker, format_number};
 
 /// Rows written at the moment the broker goes down.
@@ -157,69 +157,94 @@ fn seconds(ms: Millis) -> String {
     format_number(ms as f64 / 1_000.0, decimals)
 }
 
-fn panel(title: String, histories: &[History], color: Color) -> Chart {
+fn panel(lang: Lang, title: String, histories: &[History], color: Color) -> Chart {
     Chart::new(title)
         .x_axis(Axis::new("").range(0.0, HORIZON as f64 / 1_000.0))
         .y_axis(Axis::new("").min(0.0))
         .line(Line::new("", color, retries_per_bin(histories)))
-        .marker(Marker::new(OUTAGE as f64 / 1_000.0, "broker back"))
+        .marker(Marker::new(
+            OUTAGE as f64 / 1_000.0,
+            lang.pick("broker back", "ブローカー復旧"),
+        ))
 }
 
 /// `ch16-outage`: retries per 100 ms for 1,000 rows during and after a 3-minute outage.
-fn outage() -> Figure {
+fn outage(lang: Lang) -> Figure {
     let plain = without_jitter(ROWS);
     let jittered = with_full_jitter(ROWS, SEED);
     let (a, b) = (summary(&plain), summary(&jittered));
     let cfg = config();
+    let (plain_busiest, jittered_busiest) = (count(a.busiest_ms), count(b.busiest_ms));
     let column = Column::new(
         "",
-        "seconds since the rows failed together",
-        "retries per 100 ms",
+        lang.pick(
+            "seconds since the rows failed together",
+            "行が一斉に失敗してからの秒数",
+        ),
+        lang.pick("retries per 100 ms", "100 ms ごとのリトライ"),
     )
     .chart(panel(
-        format!(
-            "No jitter (now + ceiling): up to {} retries in one millisecond",
-            count(a.busiest_ms)
+        lang,
+        lang.pick(
+            format!("No jitter (now + ceiling): up to {plain_busiest} retries in one millisecond"),
+            format!("ジッターなし（now + 天井）: 1 ミリ秒に最大 {plain_busiest} 件のリトライ"),
         ),
         &plain,
         Color::Vermillion,
     ))
     .chart(panel(
-        format!(
-            "Full jitter (now + uniform[0, ceiling]): at most {} in one millisecond",
-            count(b.busiest_ms)
+        lang,
+        lang.pick(
+            format!(
+                "Full jitter (now + uniform[0, ceiling]): at most {jittered_busiest} in one \
+                 millisecond"
+            ),
+            format!(
+                "フルジッター（now + uniform[0, 天井]）: 1 ミリ秒に多くても {jittered_busiest} 件"
+            ),
         ),
         &jittered,
         Color::Blue,
     ));
-    let grid = Grid::new(format!(
-        "{} outbox rows fail at the same moment: when does the relay try them again?",
-        count(ROWS)
+    let rows = count(ROWS);
+    let outage = seconds(OUTAGE);
+    let base = seconds(cfg.base.as_millis() as Millis);
+    let cap = seconds(cfg.cap.as_millis() as Millis);
+    let attempts = cfg.max_attempts;
+    let (peak, last) = (count(a.publish_peak_ms), seconds(a.last_published));
+    let busiest = count(b.busiest_bin);
+    let (first, end) = (seconds(b.first_published), seconds(b.last_published));
+    let grid = Grid::new(lang.pick(
+        format!("{rows} outbox rows fail at the same moment: when does the relay try them again?"),
+        format!("アウトボックスの {rows} 行が同時に失敗する: リレーはいつ再び試すか"),
     ))
-    .subtitle(format!(
-        "The broker refuses every publish for {} s, then accepts them all. Backoff base {} s, \
-         cap {} s, at most {} attempts; each row is retried at its next_retry_at. Without \
-         jitter the rows come back as one wave per failure and all {} are published in the same \
-         millisecond at {} s. With full jitter (the solution's next_retry_at, StdRng seed \
-         {SEED}) no 100 ms holds more than {} retries, and the rows are published between {} \
-         and {} s. Each panel has its own y scale.",
-        seconds(OUTAGE),
-        seconds(cfg.base.as_millis() as Millis),
-        seconds(cfg.cap.as_millis() as Millis),
-        cfg.max_attempts,
-        count(a.publish_peak_ms),
-        seconds(a.last_published),
-        count(b.busiest_bin),
-        seconds(b.first_published),
-        seconds(b.last_published),
+    .subtitle(lang.pick(
+        format!(
+            "The broker refuses every publish for {outage} s, then accepts them all. Backoff base \
+             {base} s, cap {cap} s, at most {attempts} attempts; each row is retried at its \
+             next_retry_at. Without jitter the rows come back as one wave per failure and all \
+             {peak} are published in the same millisecond at {last} s. With full jitter (the \
+             solution's next_retry_at, StdRng seed {SEED}) no 100 ms holds more than {busiest} \
+             retries, and the rows are published between {first} and {end} s. Each panel has \
+             its own y scale."
+        ),
+        format!(
+            "ブローカーは {outage} s の間すべてのパブリッシュを拒み、その後はすべて受け入れます。\
+             バックオフは基準 {base} s、上限 {cap} s、試行は最大 {attempts} 回で、各行は \
+             next_retry_at の時刻にリトライされます。ジッターがなければ行は失敗ごとに 1 つの波と\
+             なって戻り、{peak} 行すべてが {last} s の同じ 1 ミリ秒にパブリッシュされます。\
+             フルジッター（模範解答の next_retry_at、StdRng シード {SEED}）なら、どの 100 ms にも\
+             リトライは {busiest} 件以下で、行は {first}〜{end} s の間にパブリッシュされます。\
+             縦軸の目盛りはパネルごとに違います。"
+        ),
     ))
     .column(column)
     .panel_height(170.0);
     Figure::new("ch16-outage", grid.svg())
 }
 
-pub fn figures() -> Vec<Figure> {
-    vec![outage()]
+pub fn figures(lang: Lang) -> Vec<Figure> {
+    vec![outage(lang)]
 }
 
 #[cfg(test)]

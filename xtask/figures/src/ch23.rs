@@ -6,7 +6,7 @@ use std::time::Duration;
 use ch23_circuit_breakers_solution::lab::{Fleet, FleetRun, Lab, Second, fleet, simulate};
 use ch23_circuit_breakers_solution::{BreakerConfig, Breaks, Window};
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Column, Grid, Histogram, Line, Marker, format_number};
 
 /// The breaker of the figure: 50 % over 10 s once 20 calls are in, a 5 s break, 5 probes.
@@ -22,7 +22,7 @@ pub fn breaker() -> BreakerConfig {
     }
 }
 
-pub fn figures() -> Vec<Figure> {
+pub fn figures(lang: Lang) -> Vec<Figure> {
     let lab = Lab::default();
     let without = simulate(&lab, None);
     let with = simulate(&lab, Some(breaker()));
@@ -32,9 +32,9 @@ pub fn figures() -> Vec<Figure> {
         fleet(&fleet_lab, fleet_breaker(jittered()), FLEET_SEED),
     ];
     vec![
-        outage(&lab, &without, &with),
+        outage(lang, &lab, &without, &with),
         table(&lab, &without, &with),
-        fleet_figure(&fleet_lab, &runs),
+        fleet_figure(lang, &fleet_lab, &runs),
         fleet_table(&fleet_lab, &runs),
     ]
 }
@@ -64,6 +64,11 @@ fn jittered() -> Breaks {
 
 /// The two fleet runs' names, in the order of `runs`.
 const FLEET_NAMES: [&str; 2] = ["Fixed 5 s break", "Growing, jittered breaks (5 s to 20 s)"];
+/// The same names in Japanese.
+const FLEET_NAMES_JA: [&str; 2] = [
+    "固定 5 s の遮断期間",
+    "伸びていくジッター付きの遮断期間（5〜20 s）",
+];
 
 /// Probes per whole second of the lab.
 fn probes_per_second(lab: &Fleet, run: &FleetRun) -> Vec<u64> {
@@ -99,18 +104,27 @@ fn last_answered_again(run: &FleetRun) -> f64 {
 
 /// `ch23-fleet`: when 50 clients' half-open breakers probe the dependency, with a fixed break
 /// and with growing, jittered breaks.
-fn fleet_figure(lab: &Fleet, runs: &[FleetRun; 2]) -> Figure {
+fn fleet_figure(lang: Lang, lab: &Fleet, runs: &[FleetRun; 2]) -> Figure {
     let colors = [Color::Vermillion, Color::Blue];
-    let mut column = Column::new("", "seconds", "probes per second");
-    for ((name, run), color) in FLEET_NAMES.iter().zip(runs).zip(colors) {
+    let mut column = Column::new(
+        "",
+        lang.pick("seconds", "秒"),
+        lang.pick("probes per second", "毎秒のプローブ"),
+    );
+    let names = lang.pick(FLEET_NAMES, FLEET_NAMES_JA);
+    for ((name, run), color) in names.iter().zip(runs).zip(colors) {
         let (second, most) = busiest(lab, run);
-        let chart = Chart::new(format!(
-            "{name}: {} probes in the outage, at most {most} in second {second}",
-            probes_in_outage(lab, run)
+        let probes = probes_in_outage(lab, run);
+        let chart = Chart::new(lang.pick(
+            format!("{name}: {probes} probes in the outage, at most {most} in second {second}"),
+            format!("{name}: 障害中のプローブ {probes} 回、最多は {second} 秒目の {most} 回"),
         ))
         .x_axis(Axis::new("").range(0.0, f64::from(lab.seconds)))
         .y_axis(Axis::new("").range(0.0, f64::from(lab.clients)))
-        .marker(Marker::new(f64::from(lab.outage_end), "dependency back"))
+        .marker(Marker::new(
+            f64::from(lab.outage_end),
+            lang.pick("dependency back", "依存先の復旧"),
+        ))
         .histogram(Histogram::from_counts(
             "",
             color,
@@ -120,20 +134,26 @@ fn fleet_figure(lab: &Fleet, runs: &[FleetRun; 2]) -> Figure {
         ));
         column = column.chart(chart);
     }
-    let grid = Grid::new(format!(
-        "{} breakers opened together: when do they probe?",
-        lab.clients
+    let (clients, rate, down) = (lab.clients, lab.calls_per_second, lab.outage_end);
+    let fixed = format_number(last_answered_again(&runs[0]), 1);
+    let growing = format_number(last_answered_again(&runs[1]), 1);
+    let grid = Grid::new(lang.pick(
+        format!("{clients} breakers opened together: when do they probe?"),
+        format!("一斉に開いた {clients} 個のサーキットブレーカー: いつプローブするか"),
     ))
-    .subtitle(format!(
-        "{} clients call one dependency {} times a second each, each through its own breaker; \
-         the dependency is down for the first {} s. A bar counts the probes let through in one \
-         second. Every client is answered again by second {} with the fixed break, by second {} \
-         with growing breaks.",
-        lab.clients,
-        lab.calls_per_second,
-        lab.outage_end,
-        format_number(last_answered_again(&runs[0]), 1),
-        format_number(last_answered_again(&runs[1]), 1),
+    .subtitle(lang.pick(
+        format!(
+            "{clients} clients call one dependency {rate} times a second each, each through its \
+             own breaker; the dependency is down for the first {down} s. A bar counts the probes \
+             let through in one second. Every client is answered again by second {fixed} with \
+             the fixed break, by second {growing} with growing breaks."
+        ),
+        format!(
+            "{clients} クライアントがそれぞれ自分のサーキットブレーカーを通して、1 つの依存先を毎秒 \
+             {rate} 回呼び出します。依存先は最初の {down} s の間落ちています。棒は 1 秒間に通した\
+             プローブの数です。すべてのクライアントが再び応答を得るのは、固定の遮断期間なら \
+             {fixed} 秒目まで、伸びていく遮断期間なら {growing} 秒目までです。"
+        ),
     ))
     .column(column)
     .panel_height(180.0);
@@ -168,6 +188,7 @@ fn points(seconds: &[Second], value: fn(&Second) -> u32) -> Vec<(f64, f64)> {
 }
 
 fn panel(
+    lang: Lang,
     lab: &Lab,
     title: &str,
     without: &[Second],
@@ -177,15 +198,21 @@ fn panel(
     Chart::new(title)
         .x_axis(Axis::new("").range(0.0, f64::from(lab.seconds)))
         .y_axis(Axis::new("").min(0.0))
-        .marker(Marker::new(f64::from(lab.outage.start), "outage starts"))
-        .marker(Marker::new(f64::from(lab.outage.end), "dependency back"))
+        .marker(Marker::new(
+            f64::from(lab.outage.start),
+            lang.pick("outage starts", "障害の開始"),
+        ))
+        .marker(Marker::new(
+            f64::from(lab.outage.end),
+            lang.pick("dependency back", "依存先の復旧"),
+        ))
         .line(Line::new(
-            "without a breaker",
+            lang.pick("without a breaker", "サーキットブレーカーなし"),
             Color::Vermillion,
             points(without, value),
         ))
         .line(Line::new(
-            "with the breaker",
+            lang.pick("with the breaker", "サーキットブレーカーあり"),
             Color::Blue,
             points(with, value),
         ))
@@ -211,33 +238,58 @@ fn recovered_at(lab: &Lab, seconds: &[Second]) -> u32 {
 
 /// `ch23-outage`: calls reaching the dependency and requests answered, per second, through a
 /// 30-second outage, with and without the breaker.
-fn outage(lab: &Lab, without: &[Second], with: &[Second]) -> Figure {
+fn outage(lang: Lang, lab: &Lab, without: &[Second], with: &[Second]) -> Figure {
     let calls = |s: &Second| s.calls;
     let answered = |s: &Second| s.answered;
-    let column = Column::new("", "seconds", "per second")
-        .chart(panel(
-            lab,
-            "Calls reaching the dependency",
-            without,
-            with,
-            calls,
-        ))
-        .chart(panel(lab, "Requests answered", without, with, answered));
-    let grid = Grid::new(format!(
-        "A {}-second outage, {} requests/s, {} attempts each",
+    let column = Column::new(
+        "",
+        lang.pick("seconds", "秒"),
+        lang.pick("per second", "毎秒"),
+    )
+    .chart(panel(
+        lang,
+        lab,
+        lang.pick("Calls reaching the dependency", "依存先に届く呼び出し"),
+        without,
+        with,
+        calls,
+    ))
+    .chart(panel(
+        lang,
+        lab,
+        lang.pick("Requests answered", "応答できたリクエスト"),
+        without,
+        with,
+        answered,
+    ));
+    let (length, rate, attempts) = (
         lab.outage.end - lab.outage.start,
         lab.requests_per_second,
-        lab.attempts
+        lab.attempts,
+    );
+    let grid = Grid::new(lang.pick(
+        format!("A {length}-second outage, {rate} requests/s, {attempts} attempts each"),
+        format!("{length} 秒間の障害、毎秒 {rate} リクエスト、それぞれ {attempts} 回の試行"),
     ))
-    .subtitle(format!(
-        "During the outage the dependency received {} calls without a breaker and {} with it \
-         (50 % over 10 s, at least 20 calls, 5 s break, 5 probes). Without a breaker every request \
-         is answered again from second {}; with it, from second {}.",
-        count(total(without, lab.outage.clone(), calls)),
-        count(total(with, lab.outage.clone(), calls)),
-        recovered_at(lab, without),
-        recovered_at(lab, with),
-    ))
+    .subtitle({
+        let without_calls = count(total(without, lab.outage.clone(), calls));
+        let with_calls = count(total(with, lab.outage.clone(), calls));
+        let (without_back, with_back) = (recovered_at(lab, without), recovered_at(lab, with));
+        lang.pick(
+            format!(
+                "During the outage the dependency received {without_calls} calls without a \
+                 breaker and {with_calls} with it (50 % over 10 s, at least 20 calls, 5 s break, \
+                 5 probes). Without a breaker every request is answered again from second \
+                 {without_back}; with it, from second {with_back}."
+            ),
+            format!(
+                "障害中に依存先が受けた呼び出しは、サーキットブレーカーなしで {without_calls} 回、\
+                 ありで {with_calls} 回でした（10 s で 50 %、最低 20 回の呼び出し、遮断期間 5 s、\
+                 プローブ 5 回）。すべてのリクエストに再び応答できるようになるのは、サーキット\
+                 ブレーカーなしでは {without_back} 秒目から、ありでは {with_back} 秒目からです。"
+            ),
+        )
+    })
     .column(column)
     .panel_height(200.0);
     Figure::new("ch23-outage", grid.svg())

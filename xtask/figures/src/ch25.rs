@@ -3,18 +3,18 @@
 
 use ch25_adaptive_throttling_solution::lab::{Limit, OVERLOAD, SECONDS, Second, simulate};
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Column, Grid, Line, Marker, format_number};
 
 /// The seed of the figure's runs.
 const SEED: u64 = 1;
 
-fn label(limit: Limit) -> &'static str {
+fn label(limit: Limit, lang: Lang) -> &'static str {
     match limit {
-        Limit::Nothing => "no limit (3 attempts)",
-        Limit::RetryBudget => "retry budget",
-        Limit::Throttle => "adaptive throttle",
-        Limit::Both => "budget + throttle",
+        Limit::Nothing => lang.pick("no limit (3 attempts)", "制限なし（3 回の試行）"),
+        Limit::RetryBudget => lang.pick("retry budget", "リトライ予算"),
+        Limit::Throttle => lang.pick("adaptive throttle", "適応的スロットリング"),
+        Limit::Both => lang.pick("budget + throttle", "予算 + スロットリング"),
     }
 }
 
@@ -27,12 +27,12 @@ fn color(limit: Limit) -> Color {
     }
 }
 
-pub fn figures() -> Vec<Figure> {
+pub fn figures(lang: Lang) -> Vec<Figure> {
     let runs: Vec<(Limit, Vec<Second>)> = Limit::ALL
         .iter()
         .map(|&limit| (limit, simulate(limit, SEED)))
         .collect();
-    vec![overload(&runs), table(&runs)]
+    vec![overload(lang, &runs), table(&runs)]
 }
 
 fn points(seconds: &[Second], value: fn(&Second) -> u32) -> Vec<(f64, f64)> {
@@ -42,15 +42,26 @@ fn points(seconds: &[Second], value: fn(&Second) -> u32) -> Vec<(f64, f64)> {
         .collect()
 }
 
-fn panel(title: &str, runs: &[(Limit, Vec<Second>)], value: fn(&Second) -> u32) -> Chart {
+fn panel(
+    lang: Lang,
+    title: &str,
+    runs: &[(Limit, Vec<Second>)],
+    value: fn(&Second) -> u32,
+) -> Chart {
     let mut chart = Chart::new(title)
         .x_axis(Axis::new("").range(0.0, f64::from(SECONDS)))
         .y_axis(Axis::new("").min(0.0))
-        .marker(Marker::new(f64::from(OVERLOAD.start), "300 requests/s"))
-        .marker(Marker::new(f64::from(OVERLOAD.end), "100 requests/s"));
+        .marker(Marker::new(
+            f64::from(OVERLOAD.start),
+            lang.pick("300 requests/s", "毎秒 300 リクエスト"),
+        ))
+        .marker(Marker::new(
+            f64::from(OVERLOAD.end),
+            lang.pick("100 requests/s", "毎秒 100 リクエスト"),
+        ));
     for (limit, seconds) in runs {
         chart = chart.line(Line::new(
-            label(*limit),
+            label(*limit, lang),
             color(*limit),
             points(seconds, value),
         ));
@@ -66,16 +77,29 @@ fn total(seconds: &[Second], range: std::ops::Range<u32>, value: fn(&Second) -> 
 }
 
 /// `ch25-overload`: requests served and calls sent per second, for the four clients.
-fn overload(runs: &[(Limit, Vec<Second>)]) -> Figure {
+fn overload(lang: Lang, runs: &[(Limit, Vec<Second>)]) -> Figure {
     let served = |s: &Second| s.served;
     let sent = |s: &Second| s.sent;
-    let column = Column::new("", "seconds", "per second")
-        .chart(panel(
+    let column = Column::new(
+        "",
+        lang.pick("seconds", "秒"),
+        lang.pick("per second", "毎秒"),
+    )
+    .chart(panel(
+        lang,
+        lang.pick(
             "Requests served (the backend can serve 100/s)",
-            runs,
-            served,
-        ))
-        .chart(panel("Calls reaching the backend", runs, sent));
+            "処理されたリクエスト（バックエンドが処理できるのは毎秒 100）",
+        ),
+        runs,
+        served,
+    ))
+    .chart(panel(
+        lang,
+        lang.pick("Calls reaching the backend", "バックエンドに届く呼び出し"),
+        runs,
+        sent,
+    ));
     let useful = |limit: Limit| {
         let (_, seconds) = runs
             .iter()
@@ -86,16 +110,28 @@ fn overload(runs: &[(Limit, Vec<Second>)]) -> Figure {
             0,
         )
     };
-    let grid = Grid::new("A minute of 3× overload, four clients")
-        .subtitle(format!(
+    let (nothing, budget, throttle, both) = (
+        useful(Limit::Nothing),
+        useful(Limit::RetryBudget),
+        useful(Limit::Throttle),
+        useful(Limit::Both),
+    );
+    let grid = Grid::new(lang.pick(
+        "A minute of 3× overload, four clients",
+        "3 倍の過負荷が 1 分間続く: 4 種類のクライアント",
+    ))
+    .subtitle(lang.pick(
+        format!(
             "Refusing a request costs the backend a fifth of serving one. Requests served per \
-             second during the overload: {} with no limit, {} with the retry budget, {} with the \
-             adaptive throttle (K = 2, 2 min), {} with both.",
-            useful(Limit::Nothing),
-            useful(Limit::RetryBudget),
-            useful(Limit::Throttle),
-            useful(Limit::Both),
-        ))
+             second during the overload: {nothing} with no limit, {budget} with the retry \
+             budget, {throttle} with the adaptive throttle (K = 2, 2 min), {both} with both."
+        ),
+        format!(
+            "リクエストを断るコストは、バックエンドにとって処理するコストの 5 分の 1 です。過負荷の間に\
+             毎秒処理されたリクエストは、制限なしで {nothing}、リトライ予算で {budget}、適応的\
+             スロットリング（K = 2、2 min）で {throttle}、両方で {both} でした。"
+        ),
+    ))
         .column(column)
         .panel_height(200.0);
     Figure::new("ch25-overload", grid.svg())
@@ -112,7 +148,7 @@ fn table(runs: &[(Limit, Vec<Second>)]) -> Figure {
     for (limit, seconds) in runs {
         text.push_str(&format!(
             "| {} | {} | {} | {} | {} |\n",
-            label(*limit),
+            label(*limit, Lang::En),
             format_number(f64::from(total(seconds, OVERLOAD, sent)), 0),
             format_number(f64::from(total(seconds, OVERLOAD, served)), 0),
             format_number(f64::from(total(seconds, after.clone(), sent)), 0),

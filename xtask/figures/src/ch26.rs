@@ -6,7 +6,7 @@ use ch26_capstone_solution::report::{RunReport, ServiceReport};
 use ch26_capstone_solution::services::Answer;
 use ch26_capstone_solution::{Action, BudgetConfig, Scenario, Step, simulate};
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Column, Grid, Histogram, Line, Marker, format_number};
 
 /// The seeds of every figure: the same as the hidden checks'.
@@ -17,7 +17,7 @@ pub const FEATURED: u64 = 12;
 const WITH: Color = Color::Blue;
 const WITHOUT: Color = Color::Vermillion;
 
-pub fn figures() -> Vec<Figure> {
+pub fn figures(lang: Lang) -> Vec<Figure> {
     let with: Vec<RunReport> = (0..SEEDS)
         .map(|seed| simulate(seed, &Scenario::default()))
         .collect();
@@ -26,9 +26,9 @@ pub fn figures() -> Vec<Figure> {
         .collect();
     vec![
         report(&with[FEATURED as usize]),
-        load(&with[FEATURED as usize], &without[FEATURED as usize]),
-        attempts(&with, &without),
-        outcomes(&with, &without),
+        load(lang, &with[FEATURED as usize], &without[FEATURED as usize]),
+        attempts(lang, &with, &without),
+        outcomes(lang, &with, &without),
         tables(&with, &without),
     ]
 }
@@ -66,14 +66,18 @@ fn cumulative(run: &RunReport, step: Step, end: f64) -> Vec<(f64, f64)> {
 
 /// `ch26-load`: the calls each service has received over the featured run, with and without
 /// the retry budgets, with the chaos windows marked.
-fn load(with: &RunReport, without: &RunReport) -> Figure {
+fn load(lang: Lang, with: &RunReport, without: &RunReport) -> Figure {
     let end = with.ended_at.max(without.ended_at).unwrap_or(with.calm_at);
     let end = (end / 1_000 + 1) as f64;
     let mut column = Column::new(
         "",
-        "time since the first order (s)",
-        "calls received so far",
+        lang.pick(
+            "time since the first order (s)",
+            "最初の注文からの時間（s）",
+        ),
+        lang.pick("calls received so far", "それまでに受けた呼び出し"),
     );
+    let ends = lang.pick("ends", "終了");
     for step in Step::ALL {
         let chaos = with.chaos.service(step);
         let (calls_with, calls_without) =
@@ -81,46 +85,73 @@ fn load(with: &RunReport, without: &RunReport) -> Figure {
         let bound = with
             .service(step)
             .load_bound(&with.budget.unwrap_or_default());
-        let mut chart = Chart::new(format!(
-            "{step}: {} calls with the budgets (bound {bound}), {} without",
-            count(calls_with as usize),
-            count(calls_without as usize)
+        let (calls_with, calls_without) =
+            (count(calls_with as usize), count(calls_without as usize));
+        let mut chart = Chart::new(lang.pick(
+            format!("{step}: {calls_with} calls with the budgets (bound {bound}), {calls_without} without"),
+            format!("{step}: リトライ予算ありで {calls_with} 回（上界 {bound}）、なしで {calls_without} 回"),
         ))
         .x_axis(Axis::new("").range(0.0, end))
         .y_axis(Axis::new("").min(0.0))
         .line(Line::new(
-            "with retry budgets",
+            lang.pick("with retry budgets", "リトライ予算あり"),
             WITH,
             cumulative(with, step, end),
         ))
-        .line(Line::new("without a budget", WITHOUT, cumulative(without, step, end)).dashed());
+        .line(
+            Line::new(
+                lang.pick("without a budget", "リトライ予算なし"),
+                WITHOUT,
+                cumulative(without, step, end),
+            )
+            .dashed(),
+        );
         for storm in &chaos.storms {
+            let after = storm.retry_after.as_secs();
             chart = chart
                 .marker(Marker::new(
                     storm.window.start as f64 / 1e3,
-                    format!("503 storm, Retry-After {} s", storm.retry_after.as_secs()),
+                    lang.pick(
+                        format!("503 storm, Retry-After {after} s"),
+                        format!("503 の嵐、Retry-After {after} s"),
+                    ),
                 ))
-                .marker(Marker::new(storm.window.end as f64 / 1e3, "ends"));
+                .marker(Marker::new(storm.window.end as f64 / 1e3, ends));
         }
         for spike in &chaos.spikes {
+            let latency = spike.latency.as_millis();
             chart = chart
                 .marker(Marker::new(
                     spike.window.start as f64 / 1e3,
-                    format!("spike, {} ms", spike.latency.as_millis()),
+                    lang.pick(
+                        format!("spike, {latency} ms"),
+                        format!("遅延の急増、{latency} ms"),
+                    ),
                 ))
-                .marker(Marker::new(spike.window.end as f64 / 1e3, "ends"));
+                .marker(Marker::new(spike.window.end as f64 / 1e3, ends));
         }
         column = column.chart(chart);
     }
-    let grid = Grid::new(format!(
-        "The load on each service in the run of seed {FEATURED}, with and without retry budgets"
+    let calm = with.calm_at / 1_000;
+    let grid = Grid::new(lang.pick(
+        format!(
+            "The load on each service in the run of seed {FEATURED}, with and without retry \
+             budgets"
+        ),
+        format!("シード {FEATURED} の実行での各サービスの負荷: リトライ予算ありとなし"),
     ))
-    .subtitle(format!(
-        "Calls received so far, first attempts and retries together, from the solution's \
-         simulation of the chapter's scenario (30 orders in 40 s, chaos until {} s). Same seed, \
-         same chaos: only the budgets differ. Markers show the service's 503 storms and \
-         latency spikes.",
-        with.calm_at / 1_000
+    .subtitle(lang.pick(
+        format!(
+            "Calls received so far, first attempts and retries together, from the solution's \
+             simulation of the chapter's scenario (30 orders in 40 s, chaos until {calm} s). \
+             Same seed, same chaos: only the budgets differ. Markers show the service's 503 \
+             storms and latency spikes."
+        ),
+        format!(
+            "それまでに受けた呼び出しの数（最初の試行とリトライの合計）。模範解答で本章のシナリオ\
+             （40 s に 30 件の注文、{calm} s までカオス）をシミュレーションしました。シードもカオスも\
+             同じで、違うのはリトライ予算だけです。印はそのサービスの 503 の嵐と遅延の急増を示します。"
+        ),
     ))
     .column(column)
     .panel_height(160.0);
@@ -144,40 +175,65 @@ fn calls_per_operation(runs: &[RunReport]) -> [u64; 7] {
 /// `ch26-attempts`: how many calls each operation took, over every run, with and without the
 /// retry budgets. One call is the common case and is counted in the panel titles; the bars
 /// show the operations that were retried.
-fn attempts(with: &[RunReport], without: &[RunReport]) -> Figure {
+fn attempts(lang: Lang, with: &[RunReport], without: &[RunReport]) -> Figure {
     let panel = |runs: &[RunReport], color: Color| {
         let counts = calls_per_operation(runs);
         let total: u64 = counts.iter().sum();
         let retried: u64 = counts[1..].iter().sum();
         let max = counts[1..].iter().copied().max().unwrap_or(0);
-        Chart::new(format!(
-            "{} operations: {} in one call, {} retried",
+        let (total, once, retried) = (
             count(total as usize),
             count(counts[0] as usize),
-            count(retried as usize)
+            count(retried as usize),
+        );
+        Chart::new(lang.pick(
+            format!("{total} operations: {once} in one call, {retried} retried"),
+            format!("{total} 件の操作: 1 回の呼び出しで {once} 件、リトライ {retried} 件"),
         ))
         .x_axis(Axis::new("").range(1.5, 7.5))
         .y_axis(Axis::new("").range(0.0, (max as f64 * 1.15).max(1.0)))
         .histogram(Histogram::from_counts("", color, 1.5, 1.0, &counts[1..]))
     };
-    let x_label = "calls the operation took (7 = 7 or more)";
-    let grid = Grid::new(format!(
-        "Calls per operation over {SEEDS} seeded runs: with and without retry budgets"
+    let x_label = lang.pick(
+        "calls the operation took (7 = 7 or more)",
+        "操作にかかった呼び出し回数（7 = 7 回以上）",
+    );
+    let operations = lang.pick("operations", "操作の数");
+    let grid = Grid::new(lang.pick(
+        format!("Calls per operation over {SEEDS} seeded runs: with and without retry budgets"),
+        format!("シード付きの {SEEDS} 回の実行での操作ごとの呼び出し回数: リトライ予算ありとなし"),
     ))
-    .subtitle(
+    .subtitle(lang.pick(
         "An operation is one order's execute or compensate at one service. A step makes at most \
          4 calls, a compensation at most 6. Without budgets, more operations are retried, and \
          more of them to the limit. From the solution's simulation, seeds 0 to 99.",
+        "操作とは、1 つのサービスでの 1 件の注文の execute または compensate です。ステップは最大 \
+         4 回、補償は最大 6 回呼び出します。リトライ予算がなければ、リトライされる操作が増え、\
+         上限まで使い切る操作も増えます。模範解答のシミュレーション、シード 0〜99 の結果です。",
+    ))
+    .column(
+        Column::new(
+            lang.pick("with retry budgets", "リトライ予算あり"),
+            x_label,
+            operations,
+        )
+        .chart(panel(with, WITH)),
     )
-    .column(Column::new("with retry budgets", x_label, "operations").chart(panel(with, WITH)))
-    .column(Column::new("without a budget", x_label, "operations").chart(panel(without, WITHOUT)))
+    .column(
+        Column::new(
+            lang.pick("without a budget", "リトライ予算なし"),
+            x_label,
+            operations,
+        )
+        .chart(panel(without, WITHOUT)),
+    )
     .panel_height(230.0);
     Figure::new("ch26-attempts", grid.svg())
 }
 
 /// `ch26-outcomes`: how the orders of each run ended, seed by seed, with the budgets; and the
 /// completed orders without them, for comparison.
-fn outcomes(with: &[RunReport], without: &[RunReport]) -> Figure {
+fn outcomes(lang: Lang, with: &[RunReport], without: &[RunReport]) -> Figure {
     let series = |runs: &[RunReport], pick: fn(&RunReport) -> usize| {
         runs.iter()
             .map(|run| (run.seed as f64, pick(run) as f64))
@@ -186,28 +242,43 @@ fn outcomes(with: &[RunReport], without: &[RunReport]) -> Figure {
     let completed = |run: &RunReport| run.outcome_counts().completed;
     let compensated = |run: &RunReport| run.outcome_counts().compensated;
     let needs_human = |run: &RunReport| run.outcome_counts().needs_human;
-    let chart = Chart::new(format!(
-        "How the orders of each run ended, over {SEEDS} seeded runs"
+    let chart = Chart::new(lang.pick(
+        format!("How the orders of each run ended, over {SEEDS} seeded runs"),
+        format!("各実行の注文の結末: シード付きの {SEEDS} 回の実行"),
     ))
-    .subtitle(
+    .subtitle(lang.pick(
         "Each point is one run of 30 planned orders (a few roll back before they commit). \
          Solid: with retry budgets, the chapter's configuration. Dashed: completed orders of the \
          same runs without budgets. No order in any run is left unsettled.",
-    )
-    .x_axis(Axis::new("seed").range(0.0, (SEEDS - 1) as f64))
-    .y_axis(Axis::new("orders in the run").range(0.0, 30.0))
-    .line(Line::new("completed", WITH, series(with, completed)))
+        "各点は、30 件の注文を予定した 1 回の実行です（コミット前に取り消されるものもあります）。\
+         実線: 本章の構成どおりリトライ予算あり。破線: 同じ実行をリトライ予算なしで行ったときの\
+         完了した注文。どの実行でも未決着の注文は残りません。",
+    ))
+    .x_axis(Axis::new(lang.pick("seed", "シード")).range(0.0, (SEEDS - 1) as f64))
+    .y_axis(Axis::new(lang.pick("orders in the run", "実行内の注文数")).range(0.0, 30.0))
     .line(Line::new(
-        "compensated",
+        lang.pick("completed", "完了"),
+        WITH,
+        series(with, completed),
+    ))
+    .line(Line::new(
+        lang.pick("compensated", "補償済み"),
         Color::Orange,
         series(with, compensated),
     ))
     .line(Line::new(
-        "needs human",
+        lang.pick("needs human", "人手が必要"),
         Color::ReddishPurple,
         series(with, needs_human),
     ))
-    .line(Line::new("completed, no budget", WITHOUT, series(without, completed)).dashed())
+    .line(
+        Line::new(
+            lang.pick("completed, no budget", "完了（リトライ予算なし）"),
+            WITHOUT,
+            series(without, completed),
+        )
+        .dashed(),
+    )
     .height(440.0);
     Figure::new("ch26-outcomes", chart.svg())
 }

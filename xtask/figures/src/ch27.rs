@@ -2,7 +2,6 @@
 //! the reference solution's `AdmissionQueue`: goodput over time for each setup, and a phase
 //! diagram of which loads and trigger lengths the system recovers from.
 
-use std::fmt::Write as _;
 use std::ops::Range;
 use std::time::Duration;
 
@@ -10,7 +9,7 @@ use ch27_metastable_failures_solution::lab::{
     CAPACITY, JUDGED, SECONDS, Scenario, Second, Setup, TRIGGER_START, recovered, simulate,
 };
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{
     Axis, Chart, Color, Column, Grid, Line, Marker, Palette, diagram, escape, format_number,
 };
@@ -26,21 +25,27 @@ const LOAD_STEP: f64 = 0.05;
 const TRIGGERS: Range<u32> = 0..11;
 const TRIGGER_STEP: u32 = 2;
 
-fn label(setup: Setup) -> &'static str {
+fn label(setup: Setup, lang: Lang) -> &'static str {
     match setup {
-        Setup::NoRetries => "no retries",
-        Setup::NaiveRetries => "naive retries",
-        Setup::DropExpired => "retries + deadline drop",
-        Setup::AdaptiveLifo => "retries + deadline drop + adaptive LIFO",
-        Setup::AllThree => "retries + all three rules",
+        Setup::NoRetries => lang.pick("no retries", "リトライなし"),
+        Setup::NaiveRetries => lang.pick("naive retries", "素朴なリトライ"),
+        Setup::DropExpired => lang.pick(
+            "retries + deadline drop",
+            "リトライ + デッドライン切れの破棄",
+        ),
+        Setup::AdaptiveLifo => lang.pick(
+            "retries + deadline drop + adaptive LIFO",
+            "リトライ + デッドライン切れの破棄 + 適応的 LIFO",
+        ),
+        Setup::AllThree => lang.pick("retries + all three rules", "リトライ + 3 つの規則すべて"),
     }
 }
 
 /// A phase panel's title: short enough for half the card.
-fn panel_title(setup: Setup) -> &'static str {
+fn panel_title(setup: Setup, lang: Lang) -> &'static str {
     match setup {
-        Setup::AllThree => "the three rules",
-        other => label(other),
+        Setup::AllThree => lang.pick("the three rules", "3 つの規則"),
+        other => label(other, lang),
     }
 }
 
@@ -54,7 +59,7 @@ fn color(setup: Setup) -> Color {
     }
 }
 
-pub fn figures() -> Vec<Figure> {
+pub fn figures(lang: Lang) -> Vec<Figure> {
     let scenario = Scenario {
         load: LOAD,
         trigger: Duration::from_secs(u64::from(TRIGGER_SECONDS)),
@@ -66,9 +71,9 @@ pub fn figures() -> Vec<Figure> {
         .collect();
     let phases = [Setup::NaiveRetries, Setup::AllThree].map(|setup| (setup, phase(setup)));
     vec![
-        goodput(&runs),
+        goodput(lang, &runs),
         goodput_table(&runs),
-        phase_diagram(&phases),
+        phase_diagram(lang, &phases),
         phase_table(&phases),
         numbers(&runs, &phases),
     ]
@@ -85,15 +90,26 @@ fn points(seconds: &[Second], value: fn(&Second) -> u32) -> Vec<(f64, f64)> {
         .collect()
 }
 
-fn panel(title: &str, runs: &[(Setup, Vec<Second>)], value: fn(&Second) -> u32) -> Chart {
+fn panel(
+    lang: Lang,
+    title: &str,
+    runs: &[(Setup, Vec<Second>)],
+    value: fn(&Second) -> u32,
+) -> Chart {
     let mut chart = Chart::new(title)
         .x_axis(Axis::new("").range(0.0, f64::from(SECONDS)))
         .y_axis(Axis::new("").min(0.0))
-        .marker(Marker::new(f64::from(TRIGGER_START), "capacity halved"))
-        .marker(Marker::new(f64::from(trigger_end()), "capacity back"));
+        .marker(Marker::new(
+            f64::from(TRIGGER_START),
+            lang.pick("capacity halved", "処理能力が半分に"),
+        ))
+        .marker(Marker::new(
+            f64::from(trigger_end()),
+            lang.pick("capacity back", "処理能力が回復"),
+        ));
     for (setup, seconds) in runs {
         chart = chart.line(Line::new(
-            label(*setup),
+            label(*setup, lang),
             color(*setup),
             points(seconds, value),
         ));
@@ -119,40 +135,64 @@ fn run(runs: &[(Setup, Vec<Second>)], setup: Setup) -> &[Second] {
 }
 
 /// `ch27-goodput`: calls served in time, and attempts reaching the server, per second.
-fn goodput(runs: &[(Setup, Vec<Second>)]) -> Figure {
+fn goodput(lang: Lang, runs: &[(Setup, Vec<Second>)]) -> Figure {
     let good = |s: &Second| s.goodput;
     let attempts = |s: &Second| s.attempts;
-    let column = Column::new("", "seconds", "per second")
-        .chart(panel(
+    let column = Column::new(
+        "",
+        lang.pick("seconds", "秒"),
+        lang.pick("per second", "毎秒"),
+    )
+    .chart(panel(
+        lang,
+        lang.pick(
             "Goodput: calls served before their deadline",
-            runs,
-            good,
-        ))
-        .chart(panel(
+            "グッドプット: デッドラインまでに処理された呼び出し",
+        ),
+        runs,
+        good,
+    ))
+    .chart(panel(
+        lang,
+        lang.pick(
             "Attempts reaching the server, retries included",
-            runs,
-            attempts,
-        ));
+            "サーバーに届く試行（リトライを含む）",
+        ),
+        runs,
+        attempts,
+    ));
     let tail = SECONDS - JUDGED..SECONDS;
     let after = |setup: Setup| format_number(mean(run(runs, setup), tail.clone(), good), 0);
-    let grid = Grid::new(format!(
-        "Capacity halved for {TRIGGER_SECONDS} s under a load of {} % of capacity",
-        format_number(LOAD * 100.0, 0)
-    ))
-    .subtitle(format!(
-        "One server, {CAPACITY} requests/s; 1 s deadlines, up to 3 attempts. Goodput per second \
-         over the last {JUDGED} s, {} s after the trigger ended: {} without retries, {} with \
-         naive retries, {} with the deadline drop, {} with adaptive LIFO added, {} with all \
-         three rules; {} calls were started per second.",
-        SECONDS - JUDGED - trigger_end(),
+    let load = format_number(LOAD * 100.0, 0);
+    let since = SECONDS - JUDGED - trigger_end();
+    let (none, naive, drop, lifo, all) = (
         after(Setup::NoRetries),
         after(Setup::NaiveRetries),
         after(Setup::DropExpired),
         after(Setup::AdaptiveLifo),
         after(Setup::AllThree),
-        format_number(
-            mean(run(runs, Setup::NoRetries), tail.clone(), |s| s.offered),
-            0
+    );
+    let offered = format_number(
+        mean(run(runs, Setup::NoRetries), tail.clone(), |s| s.offered),
+        0,
+    );
+    let grid = Grid::new(lang.pick(
+        format!("Capacity halved for {TRIGGER_SECONDS} s under a load of {load} % of capacity"),
+        format!("処理能力の {load} % の負荷の下で、処理能力が {TRIGGER_SECONDS} s の間半分になる"),
+    ))
+    .subtitle(lang.pick(
+        format!(
+            "One server, {CAPACITY} requests/s; 1 s deadlines, up to 3 attempts. Goodput per \
+             second over the last {JUDGED} s, {since} s after the trigger ended: {none} without \
+             retries, {naive} with naive retries, {drop} with the deadline drop, {lifo} with \
+             adaptive LIFO added, {all} with all three rules; {offered} calls were started per \
+             second."
+        ),
+        format!(
+            "サーバー 1 台、毎秒 {CAPACITY} リクエスト。デッドライン 1 s、試行は最大 3 回。トリガーが\
+             終わってから {since} s 後の、最後の {JUDGED} s の毎秒のグッドプットは、リトライなしで \
+             {none}、素朴なリトライで {naive}、デッドライン切れの破棄で {drop}、さらに適応的 LIFO \
+             で {lifo}、3 つの規則すべてで {all} でした。呼び出しは毎秒 {offered} 件始まりました。"
         ),
     ))
     .column(column)
@@ -174,10 +214,10 @@ fn goodput_table(runs: &[(Setup, Vec<Second>)]) -> Figure {
         let cell = |range: Range<u32>, value: fn(&Second) -> u32| {
             format_number(mean(seconds, range, value), 0)
         };
-        let _ = writeln!(
+        push_line!(
             text,
             "| {} | {} | {} | {} | {} | {} | {} |",
-            label(*setup),
+            label(*setup, Lang::En),
             cell(trigger.clone(), |s| s.attempts),
             cell(trigger.clone(), |s| s.goodput),
             cell(after.clone(), |s| s.attempts),
@@ -262,7 +302,7 @@ const PANEL_LEFT: [f64; 2] = [72.0, 402.0];
 const TOP: f64 = 30.0;
 
 fn text(body: &mut String, x: f64, y: f64, anchor: &str, size: f64, content: &str) {
-    let _ = writeln!(
+    push_line!(
         body,
         r#"<text x="{x:.1}" y="{y:.1}" text-anchor="{anchor}" font-size="{size}" fill="{}">{}</text>"#,
         Palette::INK,
@@ -271,7 +311,7 @@ fn text(body: &mut String, x: f64, y: f64, anchor: &str, size: f64, content: &st
 }
 
 /// `ch27-phase`: two grids of coloured cells, load against trigger length.
-fn phase_diagram(phases: &[(Setup, Phase); 2]) -> Figure {
+fn phase_diagram(lang: Lang, phases: &[(Setup, Phase); 2]) -> Figure {
     let rows = LOADS.len() as f64;
     let columns = TRIGGERS.len() as f64;
     let height = TOP + rows * CELL_H + 70.0;
@@ -284,12 +324,14 @@ fn phase_diagram(phases: &[(Setup, Phase); 2]) -> Figure {
             16.0,
             "middle",
             Palette::FONT_SIZE,
-            &format!(
-                "{}: {} of {} stay down",
-                panel_title(*setup),
-                phase.stuck(),
-                phase.cells()
-            ),
+            &{
+                let (title, stuck, cells) =
+                    (panel_title(*setup, lang), phase.stuck(), phase.cells());
+                lang.pick(
+                    format!("{title}: {stuck} of {cells} stay down"),
+                    format!("{title}: {cells} 回中 {stuck} 回が落ちたまま"),
+                )
+            },
         );
         for (i, (load, cells)) in phase.rows.iter().enumerate() {
             // The highest load on top.
@@ -300,7 +342,7 @@ fn phase_diagram(phases: &[(Setup, Phase); 2]) -> Figure {
                 } else {
                     Color::Vermillion.hex()
                 };
-                let _ = writeln!(
+                push_line!(
                     body,
                     r##"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{fill}" stroke="#ffffff" stroke-width="1"/>"##,
                     left + j as f64 * CELL_W,
@@ -336,22 +378,34 @@ fn phase_diagram(phases: &[(Setup, Phase); 2]) -> Figure {
             bottom + 32.0,
             "middle",
             Palette::FONT_SIZE,
-            "trigger length (s of halved capacity)",
+            lang.pick(
+                "trigger length (s of halved capacity)",
+                "トリガーの長さ（処理能力が半分の秒数）",
+            ),
         );
     }
     let legend_y = TOP + rows * CELL_H + 54.0;
     for (i, (fill, words)) in [
         (
             Color::BluishGreen,
-            "recovers: 90 % of calls served in time at the end",
+            lang.pick(
+                "recovers: 90 % of calls served in time at the end",
+                "回復: 最後に呼び出しの 90 % が期限内に処理される",
+            ),
         ),
-        (Color::Vermillion, "stays down long after the trigger"),
+        (
+            Color::Vermillion,
+            lang.pick(
+                "stays down long after the trigger",
+                "トリガーの後も長く落ちたまま",
+            ),
+        ),
     ]
     .iter()
     .enumerate()
     {
         let x = PANEL_LEFT[0] + i as f64 * 330.0;
-        let _ = writeln!(
+        push_line!(
             body,
             r#"<rect x="{x:.1}" y="{:.1}" width="14" height="12" fill="{}"/>"#,
             legend_y - 10.0,
@@ -366,32 +420,49 @@ fn phase_diagram(phases: &[(Setup, Phase); 2]) -> Figure {
             words,
         );
     }
-    let _ = writeln!(
+    push_line!(
         body,
-        r#"<text x="0" y="0" text-anchor="middle" font-size="{}" fill="{}" transform="translate(18 {:.1}) rotate(-90)">load (share of capacity)</text>"#,
+        r#"<text x="0" y="0" text-anchor="middle" font-size="{}" fill="{}" transform="translate(18 {:.1}) rotate(-90)">{}</text>"#,
         Palette::FONT_SIZE,
         Palette::INK,
-        TOP + rows * CELL_H / 2.0
+        TOP + rows * CELL_H / 2.0,
+        escape(lang.pick("load (share of capacity)", "負荷（処理能力に対する割合）")),
     );
     let [(_, naive), (_, fixed)] = phases;
-    let subtitle = format!(
-        "Each cell is one run: calls started at that share of the server's {CAPACITY} requests/s, \
-         capacity halved for that long. With naive retries, {} of {} runs stay down, from a load \
-         of {}; with the three rules on the server, {}.",
-        naive.stuck(),
-        naive.cells(),
-        naive
-            .lowest_stuck_load()
-            .map_or_else(|| "nowhere".to_owned(), percent),
-        match fixed.stuck() {
-            0 => "every run recovers".to_owned(),
-            n => format!("{n} do"),
-        }
-    );
+    let (stuck, cells) = (naive.stuck(), naive.cells());
+    let from = naive.lowest_stuck_load();
+    let subtitle = match lang {
+        Lang::En => format!(
+            "Each cell is one run: calls started at that share of the server's {CAPACITY} \
+             requests/s, capacity halved for that long. With naive retries, {stuck} of {cells} \
+             runs stay down, from a load of {}; with the three rules on the server, {}.",
+            from.map_or_else(|| "nowhere".to_owned(), percent),
+            match fixed.stuck() {
+                0 => "every run recovers".to_owned(),
+                n => format!("{n} do"),
+            }
+        ),
+        Lang::Ja => format!(
+            "各マスが 1 回の実行です。サーバーの処理能力（毎秒 {CAPACITY} リクエスト）に対してその\
+             割合で呼び出しを始め、その長さだけ処理能力を半分にします。素朴なリトライでは {cells} \
+             回中 {stuck} 回が落ちたままで、{}。サーバーに 3 つの規則を入れると{}。",
+            from.map_or_else(
+                || "どの負荷でも落ちたままにはなりません".to_owned(),
+                |load| format!("負荷 {} から起こります", percent(load))
+            ),
+            match fixed.stuck() {
+                0 => "、すべての実行が回復します".to_owned(),
+                n => format!("、落ちたままは {n} 回です"),
+            }
+        ),
+    };
     Figure::new(
         "ch27-phase",
         diagram(
-            "Where the system recovers: load against trigger length",
+            lang.pick(
+                "Where the system recovers: load against trigger length",
+                "システムが回復する範囲: 負荷とトリガーの長さ",
+            ),
             &subtitle,
             height,
             &body,
@@ -405,10 +476,10 @@ fn phase_table(phases: &[(Setup, Phase); 2]) -> Figure {
         "| setup | runs that stay down | lowest load that stays down | at 95 %: shortest trigger that leaves it down |\n|---|---:|---:|---:|\n",
     );
     for (setup, phase) in phases {
-        let _ = writeln!(
+        push_line!(
             text,
             "| {} | {} of {} | {} | {} |",
-            label(*setup),
+            label(*setup, Lang::En),
             phase.stuck(),
             phase.cells(),
             phase
@@ -429,7 +500,7 @@ fn numbers(runs: &[(Setup, Vec<Second>)], phases: &[(Setup, Phase); 2]) -> Figur
          numbers that the prose of ch27-metastable-failures.md quotes, each between anchors.\n",
     );
     let mut anchor = |name: &str, value: String| {
-        let _ = writeln!(text, "ANCHOR: {name}\n{value}\nANCHOR_END: {name}");
+        push_line!(text, "ANCHOR: {name}\n{value}\nANCHOR_END: {name}");
     };
     let trigger = TRIGGER_START..trigger_end();
     let after = trigger_end()..trigger_end() + 10;

@@ -3,17 +3,20 @@
 
 use ch28_concurrency_limits_solution::lab::{DEGRADED, Gate, SECONDS, Second, simulate};
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Axis, Chart, Color, Column, Grid, Line, Marker, format_number};
 
 /// The seed of the figure's runs (the prediction program's too).
 const SEED: u64 = 1;
 
-fn label(gate: Gate) -> String {
+fn label(gate: Gate, lang: Lang) -> String {
     match gate {
-        Gate::Static(limit) => format!("static limit {limit}"),
+        Gate::Static(limit) => lang.pick(
+            format!("static limit {limit}"),
+            format!("固定の上限 {limit}"),
+        ),
         Gate::Aimd(_) => "AIMD".to_owned(),
-        Gate::Gradient(_) => "gradient".to_owned(),
+        Gate::Gradient(_) => lang.pick("gradient", "勾配リミット").to_owned(),
     }
 }
 
@@ -26,26 +29,37 @@ fn color(index: usize) -> Color {
     ][index]
 }
 
-pub fn figures() -> Vec<Figure> {
+pub fn figures(lang: Lang) -> Vec<Figure> {
     let runs: Vec<(Gate, Vec<Second>)> = Gate::all()
         .into_iter()
         .map(|gate| (gate, simulate(gate, SEED)))
         .collect();
-    vec![lab(&runs), table(&runs)]
+    vec![lab(lang, &runs), table(&runs)]
 }
 
-fn panel(title: &str, runs: &[(Gate, Vec<Second>)], value: fn(&Second) -> Option<f64>) -> Chart {
+fn panel(
+    lang: Lang,
+    title: &str,
+    runs: &[(Gate, Vec<Second>)],
+    value: fn(&Second) -> Option<f64>,
+) -> Chart {
     let mut chart = Chart::new(title)
         .x_axis(Axis::new("").range(0.0, f64::from(SECONDS)))
         .y_axis(Axis::new("").min(0.0))
-        .marker(Marker::new(f64::from(DEGRADED.start), "half the workers"))
-        .marker(Marker::new(f64::from(DEGRADED.end), "all back"));
+        .marker(Marker::new(
+            f64::from(DEGRADED.start),
+            lang.pick("half the workers", "ワーカーが半分に"),
+        ))
+        .marker(Marker::new(
+            f64::from(DEGRADED.end),
+            lang.pick("all back", "全ワーカーが復帰"),
+        ));
     for (index, (gate, seconds)) in runs.iter().enumerate() {
         let points = (0..)
             .zip(seconds)
             .filter_map(|(t, second)| value(second).map(|v| (f64::from(t) + 0.5, v)))
             .collect();
-        chart = chart.line(Line::new(label(*gate), color(index), points));
+        chart = chart.line(Line::new(label(*gate, lang), color(index), points));
     }
     chart
 }
@@ -69,28 +83,52 @@ fn good(second: &Second) -> f64 {
 }
 
 /// `ch28-lab`: goodput, p99 latency and the limit per second, for the four gates.
-fn lab(runs: &[(Gate, Vec<Second>)]) -> Figure {
-    let column = Column::new("", "seconds", "")
+fn lab(lang: Lang, runs: &[(Gate, Vec<Second>)]) -> Figure {
+    let column = Column::new("", lang.pick("seconds", "秒"), "")
         .chart(panel(
-            "Goodput: answers within the client's 250 ms, per second",
+            lang,
+            lang.pick(
+                "Goodput: answers within the client's 250 ms, per second",
+                "グッドプット: クライアントの 250 ms 以内に返せた応答（毎秒）",
+            ),
             runs,
             |s| Some(good(s)),
         ))
-        .chart(panel("p99 latency of the answers, ms", runs, |s| s.p99_ms))
-        .chart(panel("The limit", runs, |s| Some(s.limit)));
-    let degraded = |index: usize| format_number(mean(&runs[index].1, DEGRADED, good), 0);
-    let grid = Grid::new("Capacity halves from second 20 to 40: four concurrency limits")
-        .subtitle(format!(
-            "20 workers (about 2,000 requests/s, 1,000 while degraded), 1,500 requests/s offered. \
-             Goodput per second while degraded: {} with a static limit of 500, {} with 12, {} \
-             with AIMD, {} with the gradient.",
-            degraded(0),
-            degraded(1),
-            degraded(2),
-            degraded(3),
+        .chart(panel(
+            lang,
+            lang.pick(
+                "p99 latency of the answers, ms",
+                "応答の p99 レイテンシ（ms）",
+            ),
+            runs,
+            |s| s.p99_ms,
         ))
-        .column(column)
-        .panel_height(180.0);
+        .chart(panel(
+            lang,
+            lang.pick("The limit", "同時実行数の上限"),
+            runs,
+            |s| Some(s.limit),
+        ));
+    let degraded = |index: usize| format_number(mean(&runs[index].1, DEGRADED, good), 0);
+    let (large, small, aimd, gradient) = (degraded(0), degraded(1), degraded(2), degraded(3));
+    let grid = Grid::new(lang.pick(
+        "Capacity halves from second 20 to 40: four concurrency limits",
+        "20 秒目から 40 秒目まで処理能力が半分に: 4 つの同時実行数の上限",
+    ))
+    .subtitle(lang.pick(
+        format!(
+            "20 workers (about 2,000 requests/s, 1,000 while degraded), 1,500 requests/s offered. \
+             Goodput per second while degraded: {large} with a static limit of 500, {small} with \
+             12, {aimd} with AIMD, {gradient} with the gradient."
+        ),
+        format!(
+            "ワーカー 20 個（毎秒約 2,000 リクエスト、劣化中は 1,000）に、毎秒 1,500 リクエストが\
+             届きます。劣化中の毎秒のグッドプットは、固定の上限 500 で {large}、12 で {small}、\
+             AIMD で {aimd}、勾配リミットで {gradient} でした。"
+        ),
+    ))
+    .column(column)
+    .panel_height(180.0);
     Figure::new("ch28-lab", grid.svg())
 }
 
@@ -104,7 +142,7 @@ fn table(runs: &[(Gate, Vec<Second>)]) -> Figure {
     for (gate, seconds) in runs {
         text.push_str(&format!(
             "| {} | {} | {} ms | {} | {} ms | {} | {} |\n",
-            label(*gate),
+            label(*gate, Lang::En),
             format_number(mean(seconds, healthy.clone(), good), 0),
             format_number(worst_p99(seconds, healthy.clone()), 0),
             format_number(mean(seconds, DEGRADED, good), 0),

@@ -6,8 +6,27 @@
 //! ```
 //!
 //! Figures are computed from the solution crates, so the book shows what the tested code does.
-//! To add a chapter's figures, write a module with `pub fn figures() -> Vec<Figure>` and add it
-//! to [`CHAPTERS`].
+//! To add a chapter's figures, write a module with `pub fn figures(lang: Lang) -> Vec<Figure>` and
+//! add it to [`CHAPTERS`]. Every figure is drawn in each [`Lang`]: English into `<out-dir>`,
+//! Japanese into `<out-dir>/ja/` for the Japanese book. Generated tables are English only (the
+//! Japanese book translates them through its PO file, like any page text).
+
+/// `push_fmt!(out, "format", args…)`: appends formatted text to the `String` `out`.
+macro_rules! push_fmt {
+    ($out:expr, $($arg:tt)*) => {{
+        use $crate::plot::PushFmt as _;
+        $out.push_fmt(format_args!($($arg)*));
+    }};
+}
+
+/// `push_line!(out, "format", args…)`: appends formatted text and a newline to the `String` `out`.
+macro_rules! push_line {
+    ($out:expr, $($arg:tt)*) => {{
+        use $crate::plot::PushFmt as _;
+        $out.push_fmt(format_args!($($arg)*));
+        $out.push('\n');
+    }};
+}
 
 mod ch01;
 mod ch03;
@@ -37,10 +56,10 @@ use std::fs;
 use std::path::Path;
 use std::process::ExitCode;
 
-use figure::Figure;
+use figure::{Figure, Lang};
 
 /// Every chapter that has figures: one line per chapter.
-const CHAPTERS: &[fn() -> Vec<Figure>] = &[
+const CHAPTERS: &[fn(Lang) -> Vec<Figure>] = &[
     path::figures,
     ch01::figures,
     ch03::figures,
@@ -64,7 +83,8 @@ const CHAPTERS: &[fn() -> Vec<Figure>] = &[
 const USAGE: &str = "\
 usage: workbook-figures [--check] <out-dir>
 
-Writes every figure of the book as <out-dir>/<name>.svg (a generated table as <name>.md).
+Writes every figure of the book as <out-dir>/<name>.svg (a generated table as <name>.md), and
+its Japanese version as <out-dir>/ja/<name>.svg.
   --check   write nothing; list every figure whose file is missing or differs, and exit 1 if any";
 
 const STALE_HINT: &str = "regenerate them with `cargo xtask figures` \
@@ -106,15 +126,29 @@ fn main() -> ExitCode {
     }
 }
 
-/// Every chapter's figures, after checking that their names are valid and unique.
+/// One chapter's figures in `lang`: every figure in English; in another language the SVG
+/// figures only (a generated table is translated with the page that includes it).
+fn chapter_figures(chapter: fn(Lang) -> Vec<Figure>, lang: Lang) -> Vec<Figure> {
+    chapter(lang)
+        .into_iter()
+        .filter(|figure| lang == Lang::En || figure.extension == "svg")
+        .map(|figure| figure.in_lang(lang))
+        .collect()
+}
+
+/// Every chapter's figures in every language, after checking that their names are valid and
+/// unique.
 fn all_figures() -> Result<Vec<Figure>, String> {
-    let figures: Vec<Figure> = CHAPTERS.iter().flat_map(|chapter| chapter()).collect();
+    let figures: Vec<Figure> = Lang::ALL
+        .into_iter()
+        .flat_map(|lang| CHAPTERS.iter().flat_map(move |&c| chapter_figures(c, lang)))
+        .collect();
     let mut names = BTreeSet::new();
     for figure in &figures {
         if let Some(problem) = figure.name_problem() {
             return Err(problem);
         }
-        if !names.insert(figure.name.as_str()) {
+        if !names.insert(figure.file_name()) {
             return Err(format!("two figures are named {:?}", figure.name));
         }
     }
@@ -140,19 +174,27 @@ fn stale_figures<'a>(figures: &'a [Figure], dir: &Path) -> Vec<(&'a Figure, Stal
         .collect()
 }
 
-/// `chNN-*.svg` and `chNN-*.md` files in `dir` that no chapter generates (left over from a
-/// renamed figure).
+/// `chNN-*.svg` and `chNN-*.md` files in `dir` and in its language folders that no chapter
+/// generates (left over from a renamed figure), relative to `dir`.
 fn strays(figures: &[Figure], dir: &Path) -> Vec<String> {
     let known: BTreeSet<String> = figures.iter().map(Figure::file_name).collect();
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut strays: Vec<String> = entries
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .filter(|name| {
-            let generated = name.ends_with(".svg") || name.ends_with(".md");
-            name.starts_with("ch") && generated && !known.contains(name)
+    let folders = Lang::ALL.into_iter().map(|lang| match lang.folder() {
+        Some(folder) => (dir.join(folder), format!("{folder}/")),
+        None => (dir.to_path_buf(), String::new()),
+    });
+    let mut strays: Vec<String> = folders
+        .flat_map(|(folder, prefix)| {
+            let entries = fs::read_dir(folder).into_iter().flatten();
+            entries
+                .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+                .filter(|name| {
+                    let generated = name.ends_with(".svg") || name.ends_with(".md");
+                    name.starts_with("ch") && generated
+                })
+                .map(move |name| format!("{prefix}{name}"))
+                .collect::<Vec<_>>()
         })
+        .filter(|name| !known.contains(name))
         .collect();
     strays.sort();
     strays
@@ -191,7 +233,11 @@ fn run_check(figures: &[Figure], dir: &Path) -> Result<ExitCode, String> {
 }
 
 fn run_write(figures: &[Figure], dir: &Path) -> Result<ExitCode, String> {
-    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for folder in Lang::ALL.into_iter().filter_map(Lang::folder) {
+        let folder = dir.join(folder);
+        fs::create_dir_all(&folder)
+            .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+    }
     let stale = stale_figures(figures, dir);
     for (figure, _) in &stale {
         let path = dir.join(figure.file_name());
@@ -216,16 +262,49 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../book/src/figures")
     }
 
-    /// Every chapter's figures: the same bytes twice, valid names, well-formed SVG.
+    /// The words of an SVG's text elements.
+    fn texts(svg: &str) -> Vec<&str> {
+        svg.split("<text ")
+            .skip(1)
+            .filter_map(|t| {
+                t.split_once('>')?
+                    .1
+                    .split_once("</text>")
+                    .map(|(text, _)| text)
+            })
+            .collect()
+    }
+
+    /// Every chapter's figures in every language: the same bytes twice, valid names, well-formed
+    /// SVG. Each language draws the same figures, and a Japanese figure's words are Japanese:
+    /// a text with no Japanese in it must also be in the English figure (a number, a unit, an
+    /// identifier or a name, left as it is), so no English label is left untranslated.
     #[test]
-    fn figures_are_deterministic_and_well_formed() {
-        for chapter in CHAPTERS {
-            let first = chapter();
-            assert_eq!(first, chapter());
-            for figure in &first {
-                assert_eq!(figure.name_problem(), None);
-                if figure.extension == "svg" {
-                    crate::plot::tests::assert_well_formed(&figure.svg);
+    fn figures_are_deterministic_well_formed_and_translated() {
+        for &chapter in CHAPTERS {
+            let [english, japanese] = Lang::ALL.map(|lang| {
+                let first = chapter_figures(chapter, lang);
+                assert_eq!(first, chapter_figures(chapter, lang));
+                for figure in &first {
+                    assert_eq!(figure.name_problem(), None);
+                    if figure.extension == "svg" {
+                        crate::plot::tests::assert_well_formed(&figure.svg);
+                    }
+                }
+                first
+            });
+            let svgs: Vec<&Figure> = english.iter().filter(|f| f.extension == "svg").collect();
+            assert_eq!(svgs.len(), japanese.len());
+            for (original, figure) in svgs.iter().zip(&japanese) {
+                assert_eq!(original.name, figure.name);
+                let english_texts = texts(&original.svg);
+                for text in texts(&figure.svg) {
+                    let in_japanese = text.chars().any(|c| c as u32 >= 0x3000);
+                    assert!(
+                        in_japanese || english_texts.contains(&text),
+                        "{}: {text:?} is English only",
+                        figure.name
+                    );
                 }
             }
         }
@@ -254,30 +333,37 @@ mod tests {
 
     #[test]
     fn check_reports_missing_and_differing_files() {
+        // English and Japanese figures are checked alike, each in its own folder.
         let dir = std::env::temp_dir().join(format!("workbook-figures-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
+        fs::create_dir_all(dir.join("ja")).unwrap();
         let figures = vec![
             Figure::new("ch99-same", "<svg/>".to_owned()),
             Figure::new("ch99-changed", "<svg>new</svg>".to_owned()),
             Figure::new("ch99-missing", "<svg/>".to_owned()),
+            Figure::new("ch99-same", "<svg>ja</svg>".to_owned()).in_lang(Lang::Ja),
+            Figure::new("ch99-missing", "<svg>ja</svg>".to_owned()).in_lang(Lang::Ja),
         ];
         fs::write(dir.join("ch99-same.svg"), "<svg/>").unwrap();
         fs::write(dir.join("ch99-changed.svg"), "<svg>old</svg>").unwrap();
         fs::write(dir.join("ch99-gone.svg"), "<svg/>").unwrap();
-        let stale: Vec<(&str, Stale)> = stale_figures(&figures, &dir)
+        fs::write(dir.join("ja/ch99-same.svg"), "<svg>ja</svg>").unwrap();
+        fs::write(dir.join("ja/ch99-gone.svg"), "<svg/>").unwrap();
+        let stale: Vec<(String, Stale)> = stale_figures(&figures, &dir)
             .into_iter()
-            .map(|(figure, why)| (figure.name.as_str(), why))
+            .map(|(figure, why)| (figure.file_name(), why))
             .collect();
         let found_strays = strays(&figures, &dir);
         fs::remove_dir_all(&dir).unwrap();
         assert_eq!(
             stale,
             [
-                ("ch99-changed", Stale::Differs),
-                ("ch99-missing", Stale::Missing)
+                ("ch99-changed.svg".to_owned(), Stale::Differs),
+                ("ch99-missing.svg".to_owned(), Stale::Missing),
+                ("ja/ch99-missing.svg".to_owned(), Stale::Missing),
             ]
         );
-        assert_eq!(found_strays, ["ch99-gone.svg"]);
+        assert_eq!(found_strays, ["ch99-gone.svg", "ja/ch99-gone.svg"]);
     }
 
     /// The generated files are committed; this fails in CI when they fall behind the code.

@@ -1,10 +1,12 @@
 //! The learning path: the book's parts and chapters as a figure, drawn from the manifest
-//! (`xtask/workbook.toml`), so it changes when a chapter is added or finished.
+//! (`xtask/workbook.toml`), so it changes when a chapter is added or finished. The Japanese
+//! figure takes the part and chapter titles from the Japanese book's translation of its table of
+//! contents (`book/po/ja.po`), so the figure and the book's menu say the same.
 
-use std::fmt::Write as _;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::figure::Figure;
+use crate::figure::{Figure, Lang};
 use crate::plot::{Color, Palette, WIDTH, diagram, escape, wrap_lines};
 
 /// The workbook's manifest, beside this crate's folder. `cargo run` names that folder; the path
@@ -14,6 +16,11 @@ fn manifest() -> PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")
         .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
         .join("../workbook.toml")
+}
+
+/// The Japanese book's translations, beside the manifest.
+fn japanese_po() -> PathBuf {
+    manifest().with_file_name("").join("../book/po/ja.po")
 }
 
 const MARGIN: f64 = 20.0;
@@ -33,11 +40,73 @@ struct Entry {
     ready: bool,
 }
 
-pub fn figures() -> Vec<Figure> {
+pub fn figures(lang: Lang) -> Vec<Figure> {
+    let mut parts = read_parts(&manifest());
+    if lang == Lang::Ja {
+        let text = std::fs::read_to_string(japanese_po()).unwrap_or_default();
+        translate(&mut parts, &translations(&text));
+    }
     vec![Figure::new(
         "book-learning-path",
-        learning_path(&read_parts(&manifest())),
+        learning_path(&parts, lang),
     )]
+}
+
+/// The translated, non-fuzzy messages of a PO file: `msgid → msgstr`.
+fn translations(po: &str) -> HashMap<String, String> {
+    let mut found = HashMap::new();
+    for entry in po.split("\n\n") {
+        if entry
+            .lines()
+            .any(|l| l.starts_with("#,") && l.contains("fuzzy"))
+        {
+            continue;
+        }
+        let mut id = String::new();
+        let mut text = String::new();
+        let mut into_text = false;
+        for line in entry.lines() {
+            let quoted = if let Some(rest) = line.strip_prefix("msgid ") {
+                into_text = false;
+                rest
+            } else if let Some(rest) = line.strip_prefix("msgstr ") {
+                into_text = true;
+                rest
+            } else if line.starts_with('"') {
+                line
+            } else {
+                continue;
+            };
+            let unquoted = quoted
+                .trim()
+                .trim_matches('"')
+                .replace("\\\"", "\"")
+                .replace("\\\\", "\\");
+            if into_text {
+                text.push_str(&unquoted);
+            } else {
+                id.push_str(&unquoted);
+            }
+        }
+        if !id.is_empty() && !text.is_empty() {
+            found.insert(id, text);
+        }
+    }
+    found
+}
+
+/// Replaces every part and chapter title that has a translation.
+fn translate(parts: &mut [(String, Vec<Entry>)], words: &HashMap<String, String>) {
+    for (title, chapters) in parts {
+        if let Some(japanese) = words.get(title.as_str()) {
+            title.clone_from(japanese);
+        }
+        for chapter in chapters {
+            if let Some(japanese) = words.get(&chapter.title) {
+                chapter.title.clone_from(japanese);
+            }
+        }
+    }
 }
 
 /// The parts and chapters of the manifest, in reading order.
@@ -67,7 +136,7 @@ fn read_parts(manifest: &Path) -> Vec<(String, Vec<Entry>)> {
         .collect()
 }
 
-fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
+fn learning_path(parts: &[(String, Vec<Entry>)], lang: Lang) -> String {
     let columns = parts.len().max(1) as f64;
     let column_width = (WIDTH - 2.0 * MARGIN - GAP * (columns - 1.0)) / columns;
     let text_width = column_width - 2.0 * BOX_PAD;
@@ -76,7 +145,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
     for (index, (title, chapters)) in parts.iter().enumerate() {
         let x = MARGIN + index as f64 * (column_width + GAP);
         let (part, name) = title.split_once(" — ").unwrap_or((title, ""));
-        let _ = writeln!(
+        push_line!(
             body,
             r#"<text x="{:.1}" y="14" font-size="{}" font-weight="600" fill="{}">{}</text>"#,
             x,
@@ -89,7 +158,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
             .enumerate()
             .take(NAME_LINES)
         {
-            let _ = writeln!(
+            push_line!(
                 body,
                 r#"<text x="{:.1}" y="{:.1}" font-size="{}" fill="{}">{}</text>"#,
                 x,
@@ -108,7 +177,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
             } else {
                 (Palette::BORDER, "#ffffff", r#" stroke-dasharray="4 3""#)
             };
-            let _ = writeln!(
+            push_line!(
                 body,
                 r#"<rect x="{x:.1}" y="{y:.1}" width="{column_width:.1}" height="{height:.1}" rx="6" fill="{fill}" stroke="{stroke}"{dash}/>"#
             );
@@ -120,9 +189,12 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
             let label = if chapter.ready {
                 chapter.id.clone()
             } else {
-                format!("{} (draft)", chapter.id)
+                lang.pick(
+                    format!("{} (draft)", chapter.id),
+                    format!("{}（草稿）", chapter.id),
+                )
             };
-            let _ = writeln!(
+            push_line!(
                 body,
                 r#"<text x="{:.1}" y="{:.1}" font-size="{}" font-weight="600" fill="{ink}">{}</text>"#,
                 x + BOX_PAD,
@@ -131,7 +203,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
                 escape(&label)
             );
             for (line, text) in lines.iter().enumerate() {
-                let _ = writeln!(
+                push_line!(
                     body,
                     r#"<text x="{:.1}" y="{:.1}" font-size="{}" fill="{ink}">{}</text>"#,
                     x + BOX_PAD,
@@ -145,7 +217,7 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
         tallest = tallest.max(y);
         if index + 1 < parts.len() {
             let arrow_x = x + column_width + 1.0;
-            let _ = writeln!(
+            push_line!(
                 body,
                 r#"<path d="M{:.1} 10 l{:.1} 0 m-4 -4 l4 4 l-4 4" fill="none" stroke="{}" stroke-width="1.5"/>"#,
                 arrow_x,
@@ -161,10 +233,16 @@ fn learning_path(parts: &[(String, Vec<Entry>)]) -> String {
         .count();
     let total = parts.iter().map(|(_, c)| c.len()).sum::<usize>();
     diagram(
-        "The learning path",
-        &format!(
-            "Five parts, read left to right, each chapter top to bottom. Solid boxes are written \
-             and graded ({ready} of {total}); dashed ones are still drafts."
+        lang.pick("The learning path", "学習の道筋"),
+        &lang.pick(
+            format!(
+                "Five parts, read left to right, each chapter top to bottom. Solid boxes are \
+                 written and graded ({ready} of {total}); dashed ones are still drafts."
+            ),
+            format!(
+                "部は左から右へ、各部の章は上から下へ読みます。実線の枠は執筆と採点が済んだ章（{total} \
+                 章中 {ready} 章）、破線の枠はまだ草稿です。"
+            ),
         ),
         tallest,
         &body,
@@ -178,11 +256,38 @@ mod tests {
     #[test]
     fn the_path_shows_every_chapter_of_the_manifest() {
         let parts = read_parts(&manifest());
-        let svg = learning_path(&parts);
+        let svg = learning_path(&parts, Lang::En);
         for (_, chapters) in &parts {
             for chapter in chapters {
                 assert!(svg.contains(&chapter.id), "{} is missing", chapter.id);
             }
         }
+    }
+
+    #[test]
+    fn japanese_titles_come_from_the_po_file() {
+        let po = "#: src/SUMMARY.md\nmsgid \"Full jitter\"\nmsgstr \"フルジッター\"\n\n\
+                  #, fuzzy\nmsgid \"Circuit breakers\"\nmsgstr \"古い訳\"\n\n\
+                  msgid \"\"\n\"Part II — How long \"\n\"to wait\"\nmsgstr \"第 II 部 — 待つ長さ\"\n";
+        let words = translations(po);
+        assert_eq!(words["Full jitter"], "フルジッター");
+        assert_eq!(words["Part II — How long to wait"], "第 II 部 — 待つ長さ");
+        assert!(
+            !words.contains_key("Circuit breakers"),
+            "a fuzzy entry is not used"
+        );
+        let entry = |title: &str| Entry {
+            id: "ch08".to_owned(),
+            title: title.to_owned(),
+            ready: true,
+        };
+        let mut parts = vec![(
+            "Part II — How long to wait".to_owned(),
+            vec![entry("Full jitter"), entry("Circuit breakers")],
+        )];
+        translate(&mut parts, &words);
+        assert_eq!(parts[0].0, "第 II 部 — 待つ長さ");
+        assert_eq!(parts[0].1[0].title, "フルジッター");
+        assert_eq!(parts[0].1[1].title, "Circuit breakers");
     }
 }

@@ -10,12 +10,27 @@
 //! tick values are computed from integers, and nothing depends on the clock, the locale or a hash
 //! map's order. The same input always gives the same bytes.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
+
+/// Formatted text appended to a `String`: what `write!` does, without a `Result`, since writing
+/// into a `String` cannot fail. The `push_line!` and `push_fmt!` macros (main.rs) call it.
+pub trait PushFmt {
+    fn push_fmt(&mut self, args: fmt::Arguments<'_>);
+}
+
+impl PushFmt for String {
+    fn push_fmt(&mut self, args: fmt::Arguments<'_>) {
+        self.write_fmt(args)
+            .expect("writing to a String cannot fail");
+    }
+}
 
 /// The width of every figure, in SVG user units (the viewBox is `0 0 720 height`).
 pub const WIDTH: f64 = 720.0;
 
-const FONT_STACK: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 'Noto Sans', 'Liberation Sans', sans-serif";
+/// Latin faces first; a browser takes each glyph from the first face that has it, so the Japanese
+/// faces after them draw the kana and kanji of the Japanese figures.
+pub const FONT_STACK: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 'Noto Sans', 'Liberation Sans', 'Hiragino Sans', 'Hiragino Kaku Gothic ProN', 'Yu Gothic', Meiryo, 'Noto Sans CJK JP', 'Noto Sans JP', sans-serif";
 const CARD_FILL: &str = "#ffffff";
 const CARD_BORDER: &str = "#d1d9e0";
 const INK: &str = "#1f2328";
@@ -427,7 +442,13 @@ impl Grid {
                 body.text(
                     left,
                     top + COLUMN_TITLE_SIZE,
-                    &TextStyle::new(COLUMN_TITLE_SIZE).bold(),
+                    &TextStyle::new(fitted_size(
+                        &column.title,
+                        COLUMN_TITLE_SIZE,
+                        true,
+                        column_width,
+                    ))
+                    .bold(),
                     &column.title,
                 );
             }
@@ -653,24 +674,88 @@ fn num(value: f64) -> String {
     }
 }
 
-/// A rough width of `text` at `size`: enough to lay out labels without measuring glyphs.
-fn text_width(text: &str, size: f64, bold: bool) -> f64 {
-    let per_char = if bold { 0.6 } else { 0.56 };
-    text.chars().count() as f64 * size * per_char
+/// True for a character drawn about one em wide: kana, kanji, full-width forms and CJK punctuation.
+fn is_wide(c: char) -> bool {
+    matches!(c,
+        '\u{1100}'..='\u{115F}'
+        | '\u{2E80}'..='\u{A4CF}'
+        | '\u{AC00}'..='\u{D7A3}'
+        | '\u{F900}'..='\u{FAFF}'
+        | '\u{FE30}'..='\u{FE4F}'
+        | '\u{FF00}'..='\u{FF60}'
+        | '\u{FFE0}'..='\u{FFE6}')
 }
 
-/// Splits `text` into lines no wider than `width` (by the same rough measure).
+/// A rough width of `text` at `size`: enough to lay out labels without measuring glyphs. A Latin
+/// character counts a little over half an em; a Japanese one (kana, kanji, full-width punctuation)
+/// a whole em.
+pub fn text_width(text: &str, size: f64, bold: bool) -> f64 {
+    let per_char = if bold { 0.6 } else { 0.56 };
+    let wide = text.chars().filter(|&c| is_wide(c)).count();
+    let narrow = text.chars().count() - wide;
+    narrow as f64 * size * per_char + wide as f64 * size
+}
+
+/// Punctuation that must not begin a line (Japanese line breaking keeps it with the text before).
+fn closes(c: char) -> bool {
+    "、。，．）」』】〉》・ー：；！？ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ%)]},.:;!?"
+        .contains(c)
+}
+
+/// The font size at most `size` at which `text` fits `width` (by the rough measure), in steps of
+/// half a pixel so the output stays tidy.
+fn fitted_size(text: &str, size: f64, bold: bool, width: f64) -> f64 {
+    let needed = text_width(text, size, bold);
+    if needed <= width {
+        return size;
+    }
+    ((size * width / needed) * 2.0).floor() / 2.0
+}
+
+/// Splits `text` into lines no wider than `width` (by the same rough measure). Lines break at
+/// spaces, and also between two Japanese characters, never before closing punctuation.
 fn wrap(text: &str, size: f64, width: f64) -> Vec<String> {
+    wrap_styled(text, size, false, width)
+}
+
+/// [`wrap`], for regular or bold text.
+fn wrap_styled(text: &str, size: f64, bold: bool, width: f64) -> Vec<String> {
+    // The text as units that stay together, each with whether a space preceded it.
+    let mut units: Vec<(bool, String)> = Vec::new();
+    let mut spaced = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            spaced = true;
+            continue;
+        }
+        let joins = match units.last() {
+            Some((_, last)) if !spaced => {
+                let before = last.chars().last().unwrap_or(' ');
+                closes(c) || !(is_wide(c) || is_wide(before))
+            }
+            _ => false,
+        };
+        if joins {
+            if let Some((_, last)) = units.last_mut() {
+                last.push(c);
+            }
+        } else {
+            units.push((spaced, c.to_string()));
+        }
+        spaced = false;
+    }
     let mut lines = Vec::new();
     let mut current = String::new();
-    for word in text.split_whitespace() {
+    for (spaced, unit) in units {
         let candidate = if current.is_empty() {
-            word.to_owned()
+            unit.clone()
+        } else if spaced {
+            format!("{current} {unit}")
         } else {
-            format!("{current} {word}")
+            format!("{current}{unit}")
         };
-        if !current.is_empty() && text_width(&candidate, size, false) > width {
-            lines.push(std::mem::replace(&mut current, word.to_owned()));
+        if !current.is_empty() && text_width(&candidate, size, bold) > width {
+            lines.push(std::mem::replace(&mut current, unit));
         } else {
             current = candidate;
         }
@@ -720,61 +805,77 @@ impl Rect {
     }
 }
 
-/// The card's title and wrapped subtitle, and the height they take.
+/// The card's title and subtitle, each wrapped to the card's width, and the height they take.
 struct Header {
     title: String,
+    title_lines: Vec<String>,
     subtitle: Vec<String>,
     height: f64,
 }
 
 impl Header {
     fn new(title: &str, subtitle: &str) -> Self {
+        let title_lines = wrap_styled(title, TITLE_SIZE, true, WIDTH - 2.0 * PAD);
         let subtitle = wrap(subtitle, SUBTITLE_SIZE, WIDTH - 2.0 * PAD);
-        let height = PAD + TITLE_SIZE + 8.0 + subtitle.len() as f64 * (SUBTITLE_SIZE + 5.0) + 12.0;
+        let height = PAD
+            + TITLE_SIZE
+            + Self::extra_title_height(title_lines.len())
+            + 8.0
+            + subtitle.len() as f64 * (SUBTITLE_SIZE + 5.0)
+            + 12.0;
         Self {
             title: title.to_owned(),
+            title_lines,
             subtitle,
             height,
         }
+    }
+
+    /// The room the title's lines after the first take.
+    fn extra_title_height(lines: usize) -> f64 {
+        lines.saturating_sub(1) as f64 * (TITLE_SIZE + 5.0)
     }
 }
 
 fn card(header: &Header, height: f64, body: &str) -> String {
     let h = num(height);
     let mut svg = String::new();
-    let _ = writeln!(
+    push_line!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-labelledby="figure-title figure-desc" font-family="{font}">"#,
         w = num(WIDTH),
         font = escape(FONT_STACK),
     );
-    let _ = writeln!(
+    push_line!(
         svg,
         r#"<title id="figure-title">{}</title>"#,
         escape(&header.title)
     );
-    let _ = writeln!(
+    push_line!(
         svg,
         r#"<desc id="figure-desc">{}</desc>"#,
         escape(&header.subtitle.join(" "))
     );
-    let _ = writeln!(
+    push_line!(
         svg,
         r#"<rect x="0.5" y="0.5" width="{}" height="{}" rx="12" ry="12" fill="{CARD_FILL}" stroke="{CARD_BORDER}"/>"#,
         num(WIDTH - 1.0),
         num(height - 1.0),
     );
     let mut head = Svg::default();
-    head.text(
-        PAD,
-        PAD + TITLE_SIZE,
-        &TextStyle::new(TITLE_SIZE).bold(),
-        &header.title,
-    );
+    for (i, line) in header.title_lines.iter().enumerate() {
+        head.text(
+            PAD,
+            PAD + TITLE_SIZE + i as f64 * (TITLE_SIZE + 5.0),
+            &TextStyle::new(TITLE_SIZE).bold(),
+            line,
+        );
+    }
+    let title_bottom = PAD + TITLE_SIZE + Header::extra_title_height(header.title_lines.len());
     for (i, line) in header.subtitle.iter().enumerate() {
         head.text(
             PAD,
-            PAD + TITLE_SIZE + 8.0 + (i + 1) as f64 * (SUBTITLE_SIZE + 5.0) - 4.0,
+            title_bottom + 8.0 + (i + 1) as f64 * (SUBTITLE_SIZE + 5.0) - 4.0,
             &TextStyle::new(SUBTITLE_SIZE).fill(MUTED),
             line,
         );
@@ -883,7 +984,7 @@ impl Svg {
         } else {
             ""
         };
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<text x="{}" y="{}" font-size="{}" fill="{}"{anchor}{weight}{halo}>{}</text>"#,
             num(x),
@@ -895,7 +996,7 @@ impl Svg {
     }
 
     fn vertical_text(&mut self, x: f64, y: f64, size: f64, content: &str) {
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<text x="0" y="0" font-size="{}" fill="{INK}" text-anchor="middle" transform="translate({} {}) rotate(-90)">{}</text>"#,
             num(size),
@@ -906,7 +1007,7 @@ impl Svg {
     }
 
     fn line(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), stroke: &str, width: f64) {
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{stroke}" stroke-width="{}"/>"#,
             num(x1),
@@ -918,7 +1019,7 @@ impl Svg {
     }
 
     fn dashed_line(&mut self, from: (f64, f64), to: (f64, f64), stroke: &str, dash: &str) {
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{stroke}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
             num(from.0),
@@ -934,7 +1035,7 @@ impl Svg {
         } else {
             String::new()
         };
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{fill}"{opacity}/>"#,
             num(rect.x),
@@ -950,14 +1051,16 @@ impl Svg {
             if i > 0 {
                 coordinates.push(' ');
             }
-            let _ = write!(coordinates, "{},{}", num(x), num(y));
+            coordinates.push_str(&num(x));
+            coordinates.push(',');
+            coordinates.push_str(&num(y));
         }
         let dash = if dashed {
             r#" stroke-dasharray="7 4""#
         } else {
             ""
         };
-        let _ = writeln!(
+        push_line!(
             self.0,
             r#"<polyline points="{coordinates}" fill="none" stroke="{stroke}" stroke-width="2" stroke-linejoin="round" stroke-linecap="round"{dash}/>"#,
         );
@@ -1184,8 +1287,11 @@ impl PanelLayout {
     fn draw(&self, chart: &Chart, svg: &mut Svg) {
         let plot = self.plot;
         if self.title_y.is_finite() && !chart.title.is_empty() {
+            // Over the plot; a title too long for that moves left, over the y ticks.
+            let width = text_width(&chart.title, PANEL_TITLE_SIZE, false);
+            let x = plot.x.min(self.area.right() - width).max(self.area.x);
             svg.text(
-                plot.x,
+                x,
                 self.title_y,
                 &TextStyle::new(PANEL_TITLE_SIZE),
                 &chart.title,
@@ -1495,6 +1601,29 @@ pub(crate) mod tests {
         assert_eq!(rows.iter().map(|r| r.1).collect::<Vec<_>>(), [0, 1]);
         let rows = marker_rows(&markers, &[100.0, 400.0], (0.0, 600.0));
         assert_eq!(rows.iter().map(|r| r.1).collect::<Vec<_>>(), [0, 0]);
+    }
+
+    #[test]
+    fn japanese_text_is_wider_and_wraps_between_characters() {
+        assert_eq!(text_width("ab", 10.0, false), 2.0 * 10.0 * 0.56);
+        assert_eq!(text_width("リトライ", 10.0, false), 40.0);
+        let text =
+            "各クライアントは同じ瞬間に失敗し、それぞれのリトライを上限まで待ちます。".repeat(4);
+        let lines = wrap(&text, SUBTITLE_SIZE, 300.0);
+        assert!(lines.len() > 1);
+        assert!(
+            lines
+                .iter()
+                .all(|l| text_width(l, SUBTITLE_SIZE, false) <= 300.0)
+        );
+        assert_eq!(
+            lines.concat(),
+            text,
+            "no space is added between Japanese characters"
+        );
+        assert!(lines.iter().all(|l| !l.starts_with(['、', '。'])));
+        let mixed = wrap("上限 500 ms でリトライ 0 から 4", SUBTITLE_SIZE, 1000.0);
+        assert_eq!(mixed, ["上限 500 ms でリトライ 0 から 4"]);
     }
 
     #[test]

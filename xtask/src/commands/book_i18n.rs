@@ -1196,6 +1196,8 @@ const JAPANESE: EditionText = EditionText {
 pub struct Edition {
     /// The book's folder (its book.toml), whose src/ holds the English pages.
     root: PathBuf,
+    /// The language's code: `ja`.
+    lang: String,
     complete: bool,
     pub text: &'static EditionText,
 }
@@ -1216,9 +1218,20 @@ impl Edition {
             .map_or_else(|| workbook.root.join("book"), PathBuf::from);
         Some(Edition {
             root,
+            lang: lang.to_owned(),
             complete,
             text: &JAPANESE,
         })
+    }
+
+    /// Points the page's figures at this edition's drawing of them: an image `figures/X.svg`
+    /// becomes `figures/<lang>/X.svg` where the figure generator wrote one (`cargo xtask figures`
+    /// draws every figure's words in each language into `book/src/figures/<lang>/`).
+    pub fn localize_figures(&self, content: &mut String) {
+        let figures = self.root.join("src/figures");
+        *content = localized_figures(content, &self.lang, |name| {
+            figures.join(&self.lang).join(name).is_file()
+        });
     }
 
     /// The headings of the English page at `path` (under src/), in order, or None if it has none.
@@ -1274,6 +1287,28 @@ impl Edition {
             content.insert_str(at, &format!("{prefix}{notice}"));
         }
     }
+}
+
+/// `content` with every Markdown image `](figures/X.svg)` pointed at `figures/<lang>/X.svg`,
+/// where `exists(X.svg)` says the language has its own drawing of that figure.
+pub fn localized_figures(content: &str, lang: &str, exists: impl Fn(&str) -> bool) -> String {
+    const LINK: &str = "](figures/";
+    let mut out = String::with_capacity(content.len());
+    let mut rest = content;
+    while let Some(at) = rest.find(LINK) {
+        let (before, after) = rest.split_at(at + LINK.len());
+        out.push_str(before);
+        let name_end = after.find(')').unwrap_or(after.len());
+        let name = &after[..name_end];
+        let plain = name.ends_with(".svg") && !name.contains(['/', ' ', '"']);
+        if plain && exists(name) {
+            out.push_str(lang);
+            out.push('/');
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Calls `f(path, content)` for every chapter of mdBook's book JSON, sub-chapters included.
@@ -1623,5 +1658,21 @@ mod tests {
             }]
         );
         assert!(languages_in("[book]\ntitle = \"t\"\n").unwrap().is_empty());
+    }
+
+    #[test]
+    fn figures_point_at_the_editions_drawing_where_there_is_one() {
+        let page = "![曲線](figures/ch08-arrivals.svg)\n\n![表](figures/ch10-results.svg) \
+                    [link](figures/ch08-arrivals.svg) ![x](figures/ja/ch08-arrivals.svg)";
+        let localized = localized_figures(page, "ja", |name| name == "ch08-arrivals.svg");
+        assert_eq!(
+            localized,
+            "![曲線](figures/ja/ch08-arrivals.svg)\n\n![表](figures/ch10-results.svg) \
+             [link](figures/ja/ch08-arrivals.svg) ![x](figures/ja/ch08-arrivals.svg)"
+        );
+        assert_eq!(
+            localized_figures("no figures", "ja", |_| true),
+            "no figures"
+        );
     }
 }

@@ -1,4 +1,6 @@
-//! `cargo xtask figures`: regenerate every figure of the book from the solution crates.
+//! `cargo xtask figures`: regenerate every figure of the book from the solution crates, in
+//! English (`book/src/figures/`) and with Japanese words (`book/src/figures/ja/`, which the
+//! Japanese edition shows).
 
 use std::process::{Command, ExitCode};
 
@@ -7,7 +9,7 @@ use clap::Args;
 
 use crate::curriculum::workbook::Workbook;
 
-/// Where the book's generated figures live.
+/// Where the book's generated figures live (each translation's in a folder named for its language).
 pub const FIGURES_DIR: &str = "book/src/figures";
 
 /// Regenerate the book's SVG figures (or, with --check, fail if any is stale).

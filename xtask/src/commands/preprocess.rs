@@ -76,6 +76,7 @@ pub fn run(args: PreprocessArgs) -> Result<ExitCode> {
                 content,
                 english_headings.as_ref().and_then(Option::as_deref),
             );
+            edition.localize_figures(content);
         }
     });
     let cited = edition.as_ref().map_or("cited in", |e| e.text.cited_in);
