@@ -321,7 +321,7 @@ fn tables(with: &[RunReport], without: &[RunReport]) -> Figure {
     );
     let budget = BudgetConfig::default();
     for step in Step::ALL {
-        for (name, runs) in [("with", with), ("without", without)] {
+        for (name, runs) in [("used", with), ("not used", without)] {
             let services = runs.iter().map(|run| run.service(step));
             let calls: u64 = services.clone().map(|s| s.total()).sum();
             let first: u64 = services.clone().map(|s| s.first_attempts()).sum();
