@@ -77,8 +77,9 @@ fn print_line(line: &str) {
 /// silent, as it must never stop a grading nor complain of a closed pipe.
 static SILENCED: AtomicBool = AtomicBool::new(false);
 
-/// Writes status text to stderr, unless stderr has refused it before.
-fn write_status(text: std::fmt::Arguments) {
+/// Writes status text (the status line, a progress bar) to stderr, unless stderr has refused it
+/// before.
+pub fn write_status(text: std::fmt::Arguments) {
     if SILENCED.load(Ordering::Relaxed) {
         return;
     }

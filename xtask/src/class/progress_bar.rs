@@ -1,7 +1,7 @@
 //! The class run's progress on stderr: a bar redrawn in place on a terminal, one line per
 //! student otherwise (CI logs).
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use crate::lang::words::{Key, t, tf};
@@ -88,13 +88,12 @@ impl ProgressBar {
             ],
         );
         // A progress bar stderr cannot take is left out: it must never stop the class run.
-        let _ = write!(
-            std::io::stderr(),
+        crate::status::write_status(format_args!(
             "{}[{}{}] {counts}",
             crate::term::REDRAW_LINE,
             "#".repeat(filled),
             ".".repeat(WIDTH - filled),
-        );
+        ));
     }
 
     /// Ends the bar's line.
