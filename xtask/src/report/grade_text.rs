@@ -236,4 +236,54 @@ mod tests {
         }
         insta::assert_snapshot!(text);
     }
+
+    #[test]
+    fn the_instructors_text_speaks_japanese_with_its_table_aligned() {
+        let chapters = crate::report::formats::tests::sample();
+        let text = crate::lang::speaking(crate::lang::Lang::Ja, || {
+            render(
+                &chapters,
+                0.5,
+                3.0,
+                "/home/teacher/submissions/alice",
+                Style::PLAIN,
+            )
+        });
+        // Every row of the table ends in the same column, counted as a terminal shows it.
+        let table: Vec<&str> = text.lines().skip(2).take(4).collect();
+        let ends: Vec<usize> = table.iter().map(|line| words::columns(line)).collect();
+        assert!(ends.iter().all(|end| *end == ends[0]), "{ends:?}\n{text}");
+        for japanese in [
+            "/home/teacher/submissions/alice にあるコピーの成績",
+            "  章       状態",
+            "コンパイル不可",
+            "学生のコードはチェック 4 件中 1 件に合格しています",
+            "学生のコードがコンパイルできないため",
+            "警告: 学生が exercises/ch01-strong-medicine/tests/visible.rs を変更しています",
+            "ルール: 本書 §8.3",
+            "このマシンではスキップ（0 点）",
+            "実時間 2.0 秒以内に終わらなかった",
+        ] {
+            assert!(text.contains(japanese), "{japanese}: {text}");
+        }
+        // The sample's titles and the checks' evidence are English, as the hidden checks write them.
+        for english in [
+            "Grade of",
+            "chapter",
+            "status",
+            "total",
+            " of 4",
+            "the student",
+            "rubric points",
+            "does not compile",
+            "partial",
+            "warning",
+            "the rule:",
+            "skipped",
+            "did not finish",
+            "the check reported",
+        ] {
+            assert!(!text.contains(english), "{english}: {text}");
+        }
+    }
 }
