@@ -318,7 +318,8 @@ catalogue! {
         "あなたのテストは {0} のコピーを含んでいます（名前を変えたかどうかにかかわらず、コードの \
         {1}%）。コードを自分自身のコピーと比べるテストスイートは、コードが変わっていないことしか\
         確かめません。代わりに、コードがすべきことを確かめてください";
-    // A chapter's status in the class report (the gradebook's CSV keeps the English words).
+    // A chapter's status in the class report and the `grade` text (the gradebook's CSV keeps the
+    // English words).
     StatusMissing => "missing", "提出なし";
     StatusDoesNotCompile => "does not compile", "コンパイル不可";
     StatusPartial => "partial", "一部合格";

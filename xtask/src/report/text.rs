@@ -706,6 +706,21 @@ mod tests {
     }
 
     #[test]
+    fn what_was_graded_is_named_in_the_readers_language() {
+        use crate::lang::{Lang, speaking};
+        let crate_in = "the crate in /tmp/alice/exercises/ch08-full-jitter";
+        assert_eq!(graded_words(crate_in), crate_in);
+        assert_eq!(
+            speaking(Lang::Ja, || graded_words(crate_in)),
+            "/tmp/alice/exercises/ch08-full-jitter のクレート"
+        );
+        assert_eq!(
+            speaking(Lang::Ja, || graded_words("mutant off_by_one")),
+            "ミュータント off_by_one"
+        );
+    }
+
+    #[test]
     fn a_japanese_report_keeps_its_columns_and_says_nothing_in_english() {
         use crate::lang::{Lang, speaking};
         let text = speaking(Lang::Ja, || plain(&report(), Layout::Brief));
