@@ -229,3 +229,45 @@ fn a_learner_tests_chapter_states_its_rules_in_japanese() {
     }
     std::fs::remove_dir_all(state).unwrap();
 }
+
+#[test]
+fn the_instructors_grade_text_is_japanese() {
+    // This workbook's own chapter 1, untouched: a table row that is not started, and the total.
+    let state = temp_dir("grade-text");
+    let output = xtask_ja(&["grade", "ch01", "--format", "text"], &state);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "ch01 fails: {stdout}{output:?}"
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].ends_with(" にあるコピーの成績"), "{stdout}");
+    let table = &lines[2..5];
+    assert!(table[0].starts_with("  章 "), "{stdout}");
+    assert!(table[1].contains(" 未着手 "), "{stdout}");
+    assert!(table[2].starts_with("  合計 "), "{stdout}");
+    // The columns line up as a terminal shows them: a Japanese character is two columns wide.
+    let width = |line: &str| -> usize {
+        line.chars()
+            .map(|c| if u32::from(c) >= 0x1100 { 2 } else { 1 })
+            .sum()
+    };
+    assert!(
+        table.iter().all(|line| width(line) == width(table[0])),
+        "{stdout}"
+    );
+    for english in [
+        "Grade of",
+        "chapter",
+        "status",
+        "checks",
+        "points",
+        "total",
+        "not started",
+        " of ",
+    ] {
+        assert!(!stdout.contains(english), "{english}: {stdout}");
+    }
+    std::fs::remove_dir_all(state).unwrap();
+}

@@ -113,6 +113,11 @@ fn grade_chapter(grader: &Grader, chapter: &Chapter, args: &GradeArgs) -> Result
         (missing, Vec::new(), false)
     };
     args.skipped.apply(&mut report);
+    // The text is read by the instructor, in the instructor's language; JSON, JUnit and
+    // Classroom's result keep the English titles and links that scripts read.
+    if args.format == GradeFormat::Text {
+        crate::report::book_lang::localize(workbook, &mut report);
+    }
     let fraction = if report.max_score == 0 {
         0.0
     } else {

@@ -1,4 +1,4 @@
-//! The language the grader speaks to the learner: English, or Japanese for a Japanese learner.
+//! The language the grader speaks to the learner and the instructor: English, or Japanese.
 //! Chosen once per run, in this order: `--lang`, else `WORKBOOK_LANG`, else the locale
 //! (`LC_ALL`, then `LC_MESSAGES`, then `LANG`) when it begins with `ja`; English otherwise.
 //! Every word a learner or an instructor reads is a key of [`words`], in both languages.

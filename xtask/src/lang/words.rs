@@ -1,7 +1,7 @@
 //! Every word of the learner's commands (`check`, `watch`, `hint`, `list`, `solution`, `reset`),
 //! of the status line and the progress lines a grading prints, of a learner-tests chapter's
-//! verdicts, of the grader's own errors, and of `grade-class` (its page's headings and paragraphs,
-//! its lines on the terminal), keyed, in each language the grader speaks: a key cannot exist
+//! verdicts, of the grader's own errors, of the instructor's `grade` text, and of `grade-class`
+//! (its page's headings and paragraphs, its lines on the terminal), keyed, in each language the grader speaks: a key cannot exist
 //! without both texts, and ci's translations stage fails on one whose Japanese is its English. A
 //! text names its arguments by position (`{0}`, `{1}`), so a language can put them in its own
 //! order. Not here: a check's evidence message (the panic of a hidden check) stays English for
@@ -320,7 +320,8 @@ catalogue! {
         "あなたのテストは {0} のコピーを含んでいます（名前を変えたかどうかにかかわらず、コードの \
         {1}%）。コードを自分自身のコピーと比べるテストスイートは、コードが変わっていないことしか\
         確かめません。代わりに、コードがすべきことを確かめてください";
-    // A chapter's status in the class report (the gradebook's CSV keeps the English words).
+    // A chapter's status in the class report and the `grade` text (the gradebook's CSV keeps the
+    // English words).
     StatusMissing => "missing", "提出なし";
     StatusDoesNotCompile => "does not compile", "コンパイル不可";
     StatusPartial => "partial", "一部合格";
@@ -454,6 +455,47 @@ catalogue! {
         grade the others.",
         "停止しました。ここまでに採点した学生の結果は残っています。残りの学生を採点するには、\
         同じコマンドをもう一度実行してください。";
+    // The instructor's `grade` text (the table's heads are the class report's).
+    GradeOfCopy => "Grade of the copy at {0}", "{0} にあるコピーの成績";
+    OfTotal => "{0} of {1}", "{0}/{1}";
+    StudentDoesNotCompile => "{0}: the student's code does not compile, so no check could run \
+        (0/{1} rubric points).",
+        "{0}: 学生のコードがコンパイルできないため、チェックを 1 つも実行できませんでした\
+        （ルーブリックの 0/{1} 点）。";
+    StudentPasses => "{0}: the student's code passes {1} of {2} checks ({3}/{4} rubric points).",
+        "{0}: 学生のコードはチェック {2} 件中 {1} 件に合格しています（ルーブリックの {3}/{4} 点）。";
+    StudentChangedFile => "warning: the student changed {0}, which must stay as shipped",
+        "警告: 学生が {0} を変更しています。このファイルは配布時のままでなければなりません";
+    StudentApiChanged => "The hidden checks do not compile against the student's crate: its \
+        public API (names, parameters, types) differs from the exercise's.",
+        "隠しチェックが学生のクレートに対してコンパイルできません。公開 API（名前、引数、型）が\
+        演習のものと異なっています。";
+    MoreErrorsCount => "… and {0} more error(s).", "… ほかにエラーが {0} 件あります。";
+    TheRule => "the rule: book §{0}{1} ({2})", "ルール: 本書 §{0}{1} ({2})";
+    StudentVisibleTests => "The student's visible tests: {0} of {1} pass.",
+        "学生の公開テスト: {1} 件中 {0} 件が合格です。";
+    StudentVisibleTestsFailing => "The student's visible tests: {0} of {1} pass; failing: {2}.",
+        "学生の公開テスト: {1} 件中 {0} 件が合格、不合格は {2} です。";
+    TheCrateIn => "the crate in {0}", "{0} のクレート";
+    // Why a check did not pass, told to the instructor (`grade`).
+    StudentPanickedAt => "the student's code panicked at {0}: {1}",
+        "学生のコードが {0} でパニックしました: {1}";
+    StudentPanicked => "the student's code panicked: {1}", "学生のコードがパニックしました: {1}";
+    CheckReported => "the check reported: {0}", "チェックの報告: {0}";
+    StudentTimedOut => "did not finish within {0} s of real time and was stopped (the usual \
+        causes: an endless loop, a retry that never gives up, a future that never completes, a \
+        blocking std::thread::sleep)",
+        "実時間 {0} 秒以内に終わらなかったため停止しました（よくある原因: 無限ループ、\
+        あきらめないリトライ、完了しない future、ブロッキングする std::thread::sleep）";
+    StudentOutputFlood => "printed more than {0} MiB and was stopped: the student's code prints \
+        in a loop",
+        "{0} MiB を超えて出力したため停止しました。学生のコードがループの中で出力しています";
+    MissingCheckForInstructor => "not in the check binary: the rubric and its check files \
+        disagree (a fault of the checks, not of the student)",
+        "チェックのバイナリにありません。ルーブリックとチェックのファイルが食い違っています\
+        （チェックの誤りで、学生の誤りではありません）";
+    SkippedOnThisMachine => "skipped on this machine, no points: {0}",
+        "このマシンではスキップ（0 点）: {0}";
     // Why a check's process ended without a verdict (the grader's words, not a check's).
     PrintedAVerdict => "your code printed a line that reads like the test runner's verdict \
         (`test <name> ... ok`); the grader reads a check's result from those lines, so a run that \

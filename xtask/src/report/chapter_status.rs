@@ -53,7 +53,8 @@ impl ChapterStatus {
         }
     }
 
-    /// The status in the instructor's language, as the class report's page and lines show it.
+    /// The status in the instructor's language, as the class report's page and lines and the
+    /// `grade` text show it.
     pub fn label(self) -> &'static str {
         use crate::lang::words::{Key, t};
         t(match self {
@@ -66,7 +67,7 @@ impl ChapterStatus {
     }
 
     /// The status in English words, as the gradebook's CSV (read by spreadsheets and scripts)
-    /// and the instructor's `grade` text show it.
+    /// shows it.
     pub fn words(self) -> &'static str {
         match self {
             ChapterStatus::Missing => "missing",

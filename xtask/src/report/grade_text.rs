@@ -5,6 +5,7 @@
 
 use std::fmt::{self, Write};
 
+use crate::lang::words::{self, Key, t, tf};
 use crate::report::chapter_status::ChapterStatus;
 use crate::report::model::ChapterGrade;
 use crate::report::model::{CheckResult, Report};
@@ -33,11 +34,7 @@ fn write_grade(
     copy: &str,
     style: Style,
 ) -> fmt::Result {
-    writeln!(
-        out,
-        "{}\n",
-        style.bold(&format!("Grade of the copy at {copy}"))
-    )?;
+    writeln!(out, "{}\n", style.bold(&tf(Key::GradeOfCopy, &[&copy])))?;
     summary(out, chapters, points, max_points)?;
     for chapter in chapters {
         details(out, chapter, style)?;
@@ -51,38 +48,57 @@ fn summary(
     points: f64,
     max_points: f64,
 ) -> fmt::Result {
-    writeln!(
+    row(
         out,
-        "  {:<8} {:<17} {:>9}  {:>13}",
-        "chapter", "status", "checks", "points"
+        t(Key::ColumnChapter),
+        t(Key::ColumnStatus),
+        t(Key::Checks),
+        t(Key::ColumnPoints),
     )?;
     for chapter in chapters {
         let report = &chapter.report;
         let checks = match chapter.status {
             ChapterStatus::Missing | ChapterStatus::DoesNotCompile => "—".to_owned(),
-            _ => format!(
-                "{} of {}",
-                report.hidden().filter(|r| r.outcome.passed()).count(),
-                report.hidden().count()
+            _ => tf(
+                Key::OfTotal,
+                &[
+                    &report.hidden().filter(|r| r.outcome.passed()).count(),
+                    &report.hidden().count(),
+                ],
             ),
         };
-        writeln!(
+        let earned = format!("{:.2}", chapter.points);
+        let weight = format!("{:.2}", f64::from(chapter.weight));
+        row(
             out,
-            "  {:<8} {:<17} {checks:>9}  {:>13}",
-            report.chapter,
-            chapter.status.words(),
-            format!("{:.2} of {:.2}", chapter.points, f64::from(chapter.weight)),
+            &report.chapter,
+            chapter.status.label(),
+            &checks,
+            &tf(Key::OfTotal, &[&earned, &weight]),
         )?;
     }
+    let points = format!("{points:.2}");
+    let max_points = format!("{max_points:.2}");
+    row(
+        out,
+        t(Key::ColumnTotal),
+        "",
+        "",
+        &tf(Key::OfTotal, &[&points, &max_points]),
+    )
+}
+
+/// One line of the summary table, its columns padded by display width (a Japanese character is
+/// two columns wide).
+fn row(out: &mut String, chapter: &str, status: &str, checks: &str, points: &str) -> fmt::Result {
     writeln!(
         out,
-        "  {:<8} {:<17} {:>9}  {:>13}",
-        "total",
-        "",
-        "",
-        format!("{points:.2} of {max_points:.2}")
-    )?;
-    Ok(())
+        "  {} {} {}  {}",
+        words::pad(chapter, 8),
+        words::pad(status, 17),
+        words::pad_left(checks, 9),
+        words::pad_left(points, 13)
+    )
 }
 
 /// What fails in a chapter the student began; nothing for one missing or not started, nor for
@@ -97,22 +113,21 @@ fn details(out: &mut String, chapter: &ChapterGrade, style: Style) -> fmt::Resul
         ChapterStatus::DoesNotCompile => {
             writeln!(
                 out,
-                "\n{heading}: the student's code does not compile, so no check could run (0/{} \
-                 rubric points).",
-                report.max_score
+                "\n{}",
+                tf(Key::StudentDoesNotCompile, &[&heading, &report.max_score])
             )?;
             compile_errors(out, report, style)?;
         }
         ChapterStatus::Partial | ChapterStatus::Done => {
             let passed = report.hidden().filter(|r| r.outcome.passed()).count();
-            writeln!(
-                out,
-                "\n{heading}: the student's code passes {passed} of {} checks ({}/{} rubric \
-                 points).",
-                report.hidden().count(),
-                report.score,
-                report.max_score
-            )?;
+            let args: [&dyn std::fmt::Display; 5] = [
+                &heading,
+                &passed,
+                &report.hidden().count(),
+                &report.score,
+                &report.max_score,
+            ];
+            writeln!(out, "\n{}", tf(Key::StudentPasses, &args))?;
             for result in report.hidden().filter(|r| !r.outcome.passed()) {
                 unpassed_check(out, result, style)?;
             }
@@ -123,9 +138,7 @@ fn details(out: &mut String, chapter: &ChapterGrade, style: Style) -> fmt::Resul
         writeln!(
             out,
             "  {}",
-            style.yellow(&format!(
-                "warning: the student changed {file}, which must stay as shipped"
-            ))
+            style.yellow(&tf(Key::StudentChangedFile, &[file]))
         )?;
     }
     Ok(())
@@ -143,21 +156,14 @@ fn compile_errors(out: &mut String, report: &Report, style: Style) -> fmt::Resul
         return Ok(());
     };
     if !first.in_graded_crate {
-        writeln!(
-            out,
-            "  {}",
-            style.yellow(
-                "The hidden checks do not compile against the student's crate: its public API \
-                 (names, parameters, types) differs from the exercise's."
-            )
-        )?;
+        writeln!(out, "  {}", style.yellow(t(Key::StudentApiChanged)))?;
     }
     for line in first.rendered.trim_end().lines() {
         writeln!(out, "  {line}")?;
     }
     let more = failure.errors.len() - 1;
     if more > 0 {
-        writeln!(out, "  … and {more} more error(s).")?;
+        writeln!(out, "  {}", tf(Key::MoreErrorsCount, &[&more]))?;
     }
     Ok(())
 }
@@ -182,10 +188,7 @@ fn unpassed_check(out: &mut String, result: &CheckResult, style: Style) -> fmt::
         writeln!(
             out,
             "      {}",
-            style.dim(&format!(
-                "the rule: book §{}{title} ({})",
-                section.number, section.link
-            ))
+            style.dim(&tf(Key::TheRule, &[&section.number, &title, &section.link]))
         )?;
     }
     Ok(())
@@ -202,18 +205,16 @@ fn visible_tests(out: &mut String, report: &Report) -> fmt::Result {
         .filter(|r| r.outcome.failed())
         .map(|r| r.id.as_str())
         .collect();
-    write!(
-        out,
-        "  The student's visible tests: {} of {} pass",
-        visible.len() - failing.len(),
-        visible.len()
-    )?;
-    if failing.is_empty() {
-        writeln!(out, ".")?;
+    let passing = visible.len() - failing.len();
+    let line = if failing.is_empty() {
+        tf(Key::StudentVisibleTests, &[&passing, &visible.len()])
     } else {
-        writeln!(out, "; failing: {}.", failing.join(", "))?;
-    }
-    Ok(())
+        tf(
+            Key::StudentVisibleTestsFailing,
+            &[&passing, &visible.len(), &failing.join(", ")],
+        )
+    };
+    writeln!(out, "  {line}")
 }
 
 #[cfg(test)]
@@ -234,5 +235,55 @@ mod tests {
             assert!(!text.contains(learner_words), "{learner_words}: {text}");
         }
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn the_instructors_text_speaks_japanese_with_its_table_aligned() {
+        let chapters = crate::report::formats::tests::sample();
+        let text = crate::lang::speaking(crate::lang::Lang::Ja, || {
+            render(
+                &chapters,
+                0.5,
+                3.0,
+                "/home/teacher/submissions/alice",
+                Style::PLAIN,
+            )
+        });
+        // Every row of the table ends in the same column, counted as a terminal shows it.
+        let table: Vec<&str> = text.lines().skip(2).take(4).collect();
+        let ends: Vec<usize> = table.iter().map(|line| words::columns(line)).collect();
+        assert!(ends.iter().all(|end| *end == ends[0]), "{ends:?}\n{text}");
+        for japanese in [
+            "/home/teacher/submissions/alice にあるコピーの成績",
+            "  章       状態",
+            "コンパイル不可",
+            "学生のコードはチェック 4 件中 1 件に合格しています",
+            "学生のコードがコンパイルできないため",
+            "警告: 学生が exercises/ch01-strong-medicine/tests/visible.rs を変更しています",
+            "ルール: 本書 §8.3",
+            "このマシンではスキップ（0 点）",
+            "実時間 2.0 秒以内に終わらなかった",
+        ] {
+            assert!(text.contains(japanese), "{japanese}: {text}");
+        }
+        // The sample's titles and the checks' evidence are English, as the hidden checks write them.
+        for english in [
+            "Grade of",
+            "chapter",
+            "status",
+            "total",
+            " of 4",
+            "the student",
+            "rubric points",
+            "does not compile",
+            "partial",
+            "warning",
+            "the rule:",
+            "skipped",
+            "did not finish",
+            "the check reported",
+        ] {
+            assert!(!text.contains(english), "{english}: {text}");
+        }
     }
 }

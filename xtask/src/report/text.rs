@@ -353,15 +353,20 @@ fn render_skip_reasons(out: &mut impl Write, report: &Report, style: Style) -> f
 }
 
 /// What was graded, in the learner's language: the grader names it in English ("your
-/// exercise", "the solution", "mutant NAME").
+/// exercise", "the solution", "mutant NAME", "the crate in DIR").
 fn graded_words(graded: &str) -> String {
     match graded {
         "your exercise" => t(Key::YourExercise).to_owned(),
         "the solution" => t(Key::TheSolution).to_owned(),
-        _ => match graded.strip_prefix("mutant ") {
-            Some(name) => tf(Key::Mutant, &[&name]),
-            None => graded.to_owned(),
-        },
+        _ => {
+            if let Some(name) = graded.strip_prefix("mutant ") {
+                tf(Key::Mutant, &[&name])
+            } else if let Some(dir) = graded.strip_prefix("the crate in ") {
+                tf(Key::TheCrateIn, &[&dir])
+            } else {
+                graded.to_owned()
+            }
+        }
     }
 }
 
@@ -377,7 +382,7 @@ pub enum Reader {
     /// The learner (`check`, `watch`), told about "your code" in the learner's language; a
     /// `todo!()` left and a visible test's own assertion are told apart from other panics.
     Learner,
-    /// The instructor (`grade`), told about "the student's code", in English.
+    /// The instructor (`grade`), told about "the student's code" in the instructor's language.
     Instructor,
 }
 
@@ -421,26 +426,16 @@ impl Reader {
                 Phrase::Skipped => t(Key::SkippedNoPoints),
             },
             Reader::Instructor => match phrase {
-                Phrase::Passed => "passed",
-                Phrase::PanickedAt => "the student's code panicked at {0}: {1}",
-                Phrase::PanickedSomewhere => "the student's code panicked: {1}",
-                Phrase::UnknownPlace => "an unknown place",
-                Phrase::CheckSays => "the check reported: {0}",
-                Phrase::TimedOut => {
-                    "did not finish within {0} s of real time and was stopped (the usual \
-                     causes: an endless loop, a retry that never gives up, a future that never \
-                     completes, a blocking std::thread::sleep)"
-                }
-                Phrase::Crashed => "crashed: {0}",
-                Phrase::OutputFlood => {
-                    "printed more than {0} MiB and was stopped: the student's code prints in a \
-                     loop"
-                }
-                Phrase::Missing => {
-                    "not in the check binary: the rubric and its check files disagree (a fault \
-                     of the checks, not of the student)"
-                }
-                Phrase::Skipped => "skipped on this machine, no points: {0}",
+                Phrase::Passed => t(Key::Passed),
+                Phrase::PanickedAt => t(Key::StudentPanickedAt),
+                Phrase::PanickedSomewhere => t(Key::StudentPanicked),
+                Phrase::UnknownPlace => t(Key::UnknownPlace),
+                Phrase::CheckSays => t(Key::CheckReported),
+                Phrase::TimedOut => t(Key::StudentTimedOut),
+                Phrase::Crashed => t(Key::Crashed),
+                Phrase::OutputFlood => t(Key::StudentOutputFlood),
+                Phrase::Missing => t(Key::MissingCheckForInstructor),
+                Phrase::Skipped => t(Key::SkippedOnThisMachine),
             },
         }
     }
@@ -708,6 +703,21 @@ mod tests {
     #[test]
     fn brief_compile_failure_snapshot() {
         insta::assert_snapshot!(plain(&broken(), Layout::Brief));
+    }
+
+    #[test]
+    fn what_was_graded_is_named_in_the_readers_language() {
+        use crate::lang::{Lang, speaking};
+        let crate_in = "the crate in /tmp/alice/exercises/ch08-full-jitter";
+        assert_eq!(graded_words(crate_in), crate_in);
+        assert_eq!(
+            speaking(Lang::Ja, || graded_words(crate_in)),
+            "/tmp/alice/exercises/ch08-full-jitter のクレート"
+        );
+        assert_eq!(
+            speaking(Lang::Ja, || graded_words("mutant off_by_one")),
+            "ミュータント off_by_one"
+        );
     }
 
     #[test]
