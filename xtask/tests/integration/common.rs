@@ -23,13 +23,15 @@ pub fn fixture(name: &str) -> PathBuf {
 }
 
 /// The grader binary, to run in the repository: English texts whatever the machine's locale, no
-/// colour, and none of the GitHub Actions variables that make it write a step's outputs.
+/// colour, and none of the GitHub Actions variables that make it write a step's outputs or
+/// annotations.
 pub fn xtask() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
     command
         .current_dir(root())
         .env("NO_COLOR", "1")
         .env("WORKBOOK_LANG", "en")
+        .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_OUTPUT")
         .env_remove("GITHUB_REPOSITORY");
     command

@@ -8,6 +8,7 @@ mod grade;
 mod grade_class;
 mod grader;
 mod interrupt;
+mod japanese;
 mod launcher;
 mod path_target;
 mod suites;

@@ -1,49 +1,24 @@
 //! The grader speaks Japanese to a Japanese learner and instructor, through the real binary: the
 //! progress lines a grading prints while it works, and the class report's page and lines.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Output, Stdio};
 
-mod common;
-
-use common::root;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("workbook-ja-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use crate::common::{Scratch, copy_tree, root, xtask};
 
 /// `cargo xtask <args>` in Japanese (`WORKBOOK_LANG=ja`, the locale variables removed), its
 /// progress kept in `state`, stdout and stderr piped (so stderr is not a terminal).
 fn xtask_ja(args: &[&str], state: &Path) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    let mut command = xtask();
     command
         .args(args)
-        .current_dir(root())
         .env("WORKBOOK_STATE_DIR", state)
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_OUTPUT")
-        .env_remove("GITHUB_REPOSITORY")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("WORKBOOK_LANG", "ja")
+        .stdin(Stdio::null());
     for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
         command.env_remove(name);
     }
-    command.env("WORKBOOK_LANG", "ja");
     command.output().expect("the xtask binary runs")
-}
-
-/// Copies every file of `from` into `to` (one level: a rubric folder has no subfolders).
-fn copy_folder(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
-    }
 }
 
 /// Words of the English status lines that must not reach a Japanese learner.
@@ -61,8 +36,8 @@ const ENGLISH_STATUS: [&str; 7] = [
 fn the_progress_lines_of_a_grading_are_japanese() {
     // Chapter 1's rubric and one check more that outlasts its 1.5 s limit, so the grading stays
     // quiet long enough for plain progress lines, whatever the machine.
-    let checks = temp_dir("slow-checks");
-    copy_folder(&root().join("xtask/checks/ch01"), &checks.join("ch01"));
+    let checks = Scratch::new("slow-checks");
+    copy_tree(&root().join("xtask/checks/ch01"), &checks.join("ch01"));
     let rubric = checks.join("ch01/chapter.toml");
     let mut text = std::fs::read_to_string(&rubric).unwrap();
     text.push_str(
@@ -76,7 +51,7 @@ fn the_progress_lines_of_a_grading_are_japanese() {
          std::thread::sleep(std::time::Duration::from_secs(4));\n}\n",
     )
     .unwrap();
-    let state = temp_dir("progress");
+    let state = Scratch::new("progress");
     let output = xtask_ja(
         &["check", "ch01", "--checks-dir", checks.to_str().unwrap()],
         &state,
@@ -99,19 +74,17 @@ fn the_progress_lines_of_a_grading_are_japanese() {
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("ここから始めましょう"), "{stdout}");
-    std::fs::remove_dir_all(checks).unwrap();
-    std::fs::remove_dir_all(state).unwrap();
 }
 
 #[test]
 fn the_class_report_explains_itself_in_japanese() {
     // A report the learner's own copy of the grader made (so it is feedback, not a grade).
-    let state = temp_dir("class-state");
+    let state = Scratch::new("class-state");
     let graded = xtask_ja(&["grade", "ch01", "--format", "json"], &state);
     assert!(!graded.stdout.is_empty(), "{graded:?}");
-    let reports = temp_dir("class-reports");
+    let reports = Scratch::new("class-reports");
     std::fs::write(reports.join("hanako.json"), &graded.stdout).unwrap();
-    let out = temp_dir("class-out");
+    let out = Scratch::new("class-out");
     let output = xtask_ja(
         &[
             "grade-class",
@@ -169,14 +142,11 @@ fn the_class_report_explains_itself_in_japanese() {
     let csv = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
     assert!(csv.starts_with("student,"), "{csv}");
     assert!(csv.contains("not started"), "{csv}");
-    for dir in [state, reports, out] {
-        std::fs::remove_dir_all(dir).unwrap();
-    }
 }
 
 #[test]
 fn the_graders_own_errors_are_japanese() {
-    let state = temp_dir("errors");
+    let state = Scratch::new("errors");
     // A typo gets the nearest chapter, named with its Japanese title.
     let output = xtask_ja(&["check", "full-jiter"], &state);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -199,14 +169,13 @@ fn the_graders_own_errors_are_japanese() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("ch01 · リトライは強い薬"), "{stderr}");
     assert!(!stderr.contains("Retries are strong medicine"), "{stderr}");
-    std::fs::remove_dir_all(state).unwrap();
 }
 
 #[test]
 fn a_learner_tests_chapter_states_its_rules_in_japanese() {
     // Chapter 14's rules are its mutants' descriptions: the untouched suite is empty, so every
     // row fails, each with its rule and the grader's verdict in Japanese.
-    let state = temp_dir("ch14");
+    let state = Scratch::new("ch14");
     let output = xtask_ja(&["check", "ch14", "--verbose"], &state);
     let stdout = String::from_utf8_lossy(&output.stdout);
     for words in [
@@ -227,13 +196,12 @@ fn a_learner_tests_chapter_states_its_rules_in_japanese() {
     ] {
         assert!(!stdout.contains(english), "{english}: {stdout}");
     }
-    std::fs::remove_dir_all(state).unwrap();
 }
 
 #[test]
 fn the_instructors_grade_text_is_japanese() {
     // This workbook's own chapter 1, untouched: a table row that is not started, and the total.
-    let state = temp_dir("grade-text");
+    let state = Scratch::new("grade-text");
     let output = xtask_ja(&["grade", "ch01", "--format", "text"], &state);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
@@ -269,5 +237,4 @@ fn the_instructors_grade_text_is_japanese() {
     ] {
         assert!(!stdout.contains(english), "{english}: {stdout}");
     }
-    std::fs::remove_dir_all(state).unwrap();
 }
