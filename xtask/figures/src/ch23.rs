@@ -241,27 +241,23 @@ fn recovered_at(lab: &Lab, seconds: &[Second]) -> u32 {
 fn outage(lang: Lang, lab: &Lab, without: &[Second], with: &[Second]) -> Figure {
     let calls = |s: &Second| s.calls;
     let answered = |s: &Second| s.answered;
-    let column = Column::new(
-        "",
-        lang.pick("seconds", "秒"),
-        lang.pick("per second", "毎秒"),
-    )
-    .chart(panel(
-        lang,
-        lab,
-        lang.pick("Calls reaching the dependency", "依存先に届く呼び出し"),
-        without,
-        with,
-        calls,
-    ))
-    .chart(panel(
-        lang,
-        lab,
-        lang.pick("Requests answered", "応答できたリクエスト"),
-        without,
-        with,
-        answered,
-    ));
+    let column = Column::per_second(lang)
+        .chart(panel(
+            lang,
+            lab,
+            lang.pick("Calls reaching the dependency", "依存先に届く呼び出し"),
+            without,
+            with,
+            calls,
+        ))
+        .chart(panel(
+            lang,
+            lab,
+            lang.pick("Requests answered", "応答できたリクエスト"),
+            without,
+            with,
+            answered,
+        ));
     let (length, rate, attempts) = (
         lab.outage.end - lab.outage.start,
         lab.requests_per_second,

@@ -80,26 +80,22 @@ fn total(seconds: &[Second], range: std::ops::Range<u32>, value: fn(&Second) -> 
 fn overload(lang: Lang, runs: &[(Limit, Vec<Second>)]) -> Figure {
     let served = |s: &Second| s.served;
     let sent = |s: &Second| s.sent;
-    let column = Column::new(
-        "",
-        lang.pick("seconds", "秒"),
-        lang.pick("per second", "毎秒"),
-    )
-    .chart(panel(
-        lang,
-        lang.pick(
-            "Requests served (the backend can serve 100/s)",
-            "処理されたリクエスト（バックエンドが処理できるのは毎秒 100）",
-        ),
-        runs,
-        served,
-    ))
-    .chart(panel(
-        lang,
-        lang.pick("Calls reaching the backend", "バックエンドに届く呼び出し"),
-        runs,
-        sent,
-    ));
+    let column = Column::per_second(lang)
+        .chart(panel(
+            lang,
+            lang.pick(
+                "Requests served (the backend can serve 100/s)",
+                "処理されたリクエスト（バックエンドが処理できるのは毎秒 100）",
+            ),
+            runs,
+            served,
+        ))
+        .chart(panel(
+            lang,
+            lang.pick("Calls reaching the backend", "バックエンドに届く呼び出し"),
+            runs,
+            sent,
+        ));
     let useful = |limit: Limit| {
         let (_, seconds) = runs
             .iter()

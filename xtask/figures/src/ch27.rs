@@ -138,29 +138,25 @@ fn run(runs: &[(Setup, Vec<Second>)], setup: Setup) -> &[Second] {
 fn goodput(lang: Lang, runs: &[(Setup, Vec<Second>)]) -> Figure {
     let good = |s: &Second| s.goodput;
     let attempts = |s: &Second| s.attempts;
-    let column = Column::new(
-        "",
-        lang.pick("seconds", "秒"),
-        lang.pick("per second", "毎秒"),
-    )
-    .chart(panel(
-        lang,
-        lang.pick(
-            "Goodput: calls served before their deadline",
-            "グッドプット: デッドラインまでに処理された呼び出し",
-        ),
-        runs,
-        good,
-    ))
-    .chart(panel(
-        lang,
-        lang.pick(
-            "Attempts reaching the server, retries included",
-            "サーバーに届く試行（リトライを含む）",
-        ),
-        runs,
-        attempts,
-    ));
+    let column = Column::per_second(lang)
+        .chart(panel(
+            lang,
+            lang.pick(
+                "Goodput: calls served before their deadline",
+                "グッドプット: デッドラインまでに処理された呼び出し",
+            ),
+            runs,
+            good,
+        ))
+        .chart(panel(
+            lang,
+            lang.pick(
+                "Attempts reaching the server, retries included",
+                "サーバーに届く試行（リトライを含む）",
+            ),
+            runs,
+            attempts,
+        ));
     let tail = SECONDS - JUDGED..SECONDS;
     let after = |setup: Setup| format_number(mean(run(runs, setup), tail.clone(), good), 0);
     let load = format_number(LOAD * 100.0, 0);

@@ -356,6 +356,15 @@ pub struct Column {
 }
 
 impl Column {
+    /// An untitled column of rates over time: seconds along, a count per second up.
+    pub fn per_second(lang: crate::figure::Lang) -> Self {
+        Self::new(
+            "",
+            lang.pick("seconds", "秒"),
+            lang.pick("per second", "毎秒"),
+        )
+    }
+
     /// A column; its x label is drawn once under it, its y label once beside it.
     pub fn new(
         title: impl Into<String>,
