@@ -138,7 +138,7 @@ pub fn copy_file(from: &Path, to: &Path) {
 }
 
 /// Removes the grader's folders (`target/workbook/<copy>-<hash>`) of copies that are gone.
-pub fn forget_work_dirs(copies: &[&Path]) {
+fn forget_work_dirs(copies: &[&Path]) {
     let Ok(entries) = std::fs::read_dir(shared_target().join("workbook")) else {
         return;
     };

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 use crate::common::{
-    Scratch, copy_of_the_workbook, copy_tree, forget_work_dirs, json, root, shared_target, xtask,
+    Scratch, WorkDirs, copy_of_the_workbook, copy_tree, json, root, shared_target, xtask,
 };
 
 fn run(program: &str, args: &[&str], dir: &Path) {
@@ -44,6 +44,7 @@ fn two_copies_sharing_a_target_folder_each_grade_their_own_exercise() {
     let first = base.join(format!("first-{pid}"));
     copy_of_the_workbook(&first);
     let second = base.join(format!("second-{pid}"));
+    let _work_dirs = WorkDirs(vec![first.clone(), second.clone()]);
     copy_tree(&first, &second);
     // The second learner has finished ch08; the first has not started.
     std::fs::copy(
@@ -91,13 +92,13 @@ fn two_copies_sharing_a_target_folder_each_grade_their_own_exercise() {
         text.contains(&format!("workbook: {}", second.display())),
         "the table names the folder graded:\n{text}"
     );
-    forget_work_dirs(&[&first, &second]);
 }
 
 #[test]
 fn reset_brings_back_the_shipped_text_after_a_commit() {
     let base = Scratch::new("reset");
     let copy = base.join(format!("reset-{}", std::process::id()));
+    let _work_dirs = WorkDirs(vec![copy.clone()]);
     copy_of_the_workbook(&copy);
     let git = |args: &[&str]| {
         let mut all = vec![
@@ -146,7 +147,6 @@ fn reset_brings_back_the_shipped_text_after_a_commit() {
         backed_up.contains("my_work"),
         "the learner's work is backed up"
     );
-    forget_work_dirs(&[&copy]);
 }
 
 #[test]
@@ -287,6 +287,7 @@ fn text(output: &Output) -> (String, String) {
 #[test]
 fn check_names_missing_shipped_files_and_reset_restores_one_file() {
     let (base, copy) = scratch_copy("missing");
+    let _work_dirs = WorkDirs(vec![copy.clone()]);
     shipped_repository(&copy);
     let state = base.join("state");
     let exercise = copy.join("exercises/ch08-full-jitter");
@@ -344,12 +345,12 @@ fn check_names_missing_shipped_files_and_reset_restores_one_file() {
         run("sh", &["-c", command], &copy);
         assert_eq!(std::fs::read_to_string(&lib).unwrap(), mine, "{command}");
     }
-    forget_work_dirs(&[&copy]);
 }
 
 #[test]
 fn a_broken_exercise_manifest_is_named_and_reset_restores_it() {
     let (base, copy) = scratch_copy("manifest");
+    let _work_dirs = WorkDirs(vec![copy.clone()]);
     shipped_repository(&copy);
     let state = base.join("state");
     let manifest = copy.join("exercises/ch01-strong-medicine/Cargo.toml");
@@ -379,7 +380,6 @@ fn a_broken_exercise_manifest_is_named_and_reset_restores_it() {
     assert_eq!(std::fs::read_to_string(&manifest).unwrap(), shipped);
     let (_, errors) = text(&xtask_in(&copy, &["list"], &state));
     assert_eq!(errors, "", "restored, nothing to warn of");
-    forget_work_dirs(&[&copy]);
 }
 
 #[test]
@@ -388,6 +388,7 @@ fn watch_keeps_watching_when_its_input_is_not_a_terminal() {
     use std::sync::mpsc;
 
     let (base, copy) = scratch_copy("watch");
+    let _work_dirs = WorkDirs(vec![copy.clone()]);
     copy_of_the_workbook(&copy);
     let mut child = xtask()
         .args(["watch", "ch01"])
@@ -432,5 +433,4 @@ fn watch_keeps_watching_when_its_input_is_not_a_terminal() {
         second.is_some(),
         "an edit after the first check is checked: watch did not stop at the end of its input"
     );
-    forget_work_dirs(&[&copy]);
 }
