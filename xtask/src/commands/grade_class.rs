@@ -193,32 +193,7 @@ fn grade(
 ) -> Result<Vec<Entry>> {
     let started = Instant::now();
     crate::class::cleanup::on_stop_kill_everything();
-    let mut entries: BTreeMap<String, Entry> = BTreeMap::new();
-    let mut jobs = Vec::new();
-    let chapters: Vec<&Chapter> = settings.chapters.iter().collect();
-    for student in &students {
-        let Some(copy) = &student.copy else {
-            entries.insert(student.name.clone(), missing(student));
-            continue;
-        };
-        let mut hash = Fingerprint::default();
-        hash.text(GRADER_VERSION)
-            .text(&expected.build)
-            .text(&expected.checks)
-            .text(&expected.chapters.join(" "))
-            .text(&format!("{:?}", settings.skipped))
-            .text(&fingerprint::copy(copy, &chapters)?);
-        let fingerprint = hash.finish();
-        match store.reusable(student, &fingerprint, expected) {
-            Some(entry) if !force => {
-                entries.insert(student.name.clone(), entry);
-            }
-            _ => jobs.push(Job {
-                student: student.clone(),
-                fingerprint,
-            }),
-        }
-    }
+    let (mut entries, jobs) = plan(settings, store, expected, &students, force)?;
     let reused = entries
         .values()
         .filter(|e| !matches!(e.outcome, Outcome::Missing))
@@ -242,23 +217,7 @@ fn grade(
                     elapsed.as_millis() as u64,
                 )?;
                 let entry = reports::read(&file, &job.student.name, expected, true)?;
-                let line = match &entry.outcome {
-                    Outcome::Graded(grade) => tf(
-                        Key::StudentPoints,
-                        &[
-                            &job.student.name,
-                            &format!("{:.2}", grade.points),
-                            &format!("{:.2}", grade.max_points),
-                            &StatusCounts::of(grade.chapters.iter().map(|c| c.status()))
-                                .describe(&ChapterStatus::ALL),
-                            &human(elapsed),
-                        ],
-                    ),
-                    Outcome::Failed(error) => {
-                        tf(Key::StudentNotGraded, &[&job.student.name, &error.reason])
-                    }
-                    _ => format!("{}: {:?}", job.student.name, entry.outcome),
-                };
+                let line = student_line(&job.student, &entry, elapsed);
                 failed += usize::from(!ok);
                 bar.finished(!ok, &line);
                 entries.insert(job.student.name.clone(), entry);
@@ -291,6 +250,63 @@ fn grade(
             Some(entry)
         })
         .collect())
+}
+
+/// The students' entries that stand as stored (a copy missing, or unchanged since its stored
+/// result unless `force`), and a job for every other student.
+fn plan(
+    settings: &Settings,
+    store: &Store,
+    expected: &Expected,
+    students: &[Student],
+    force: bool,
+) -> Result<(BTreeMap<String, Entry>, Vec<Job>)> {
+    let mut entries: BTreeMap<String, Entry> = BTreeMap::new();
+    let mut jobs = Vec::new();
+    let chapters: Vec<&Chapter> = settings.chapters.iter().collect();
+    for student in students {
+        let Some(copy) = &student.copy else {
+            entries.insert(student.name.clone(), missing(student));
+            continue;
+        };
+        let mut hash = Fingerprint::default();
+        hash.text(GRADER_VERSION)
+            .text(&expected.build)
+            .text(&expected.checks)
+            .text(&expected.chapters.join(" "))
+            .text(&format!("{:?}", settings.skipped))
+            .text(&fingerprint::copy(copy, &chapters)?);
+        let fingerprint = hash.finish();
+        match store.reusable(student, &fingerprint, expected) {
+            Some(entry) if !force => {
+                entries.insert(student.name.clone(), entry);
+            }
+            _ => jobs.push(Job {
+                student: student.clone(),
+                fingerprint,
+            }),
+        }
+    }
+    Ok((entries, jobs))
+}
+
+/// The line that tells how a student's grading ended.
+fn student_line(student: &Student, entry: &Entry, elapsed: Duration) -> String {
+    match &entry.outcome {
+        Outcome::Graded(grade) => tf(
+            Key::StudentPoints,
+            &[
+                &student.name,
+                &format!("{:.2}", grade.points),
+                &format!("{:.2}", grade.max_points),
+                &StatusCounts::of(grade.chapters.iter().map(|c| c.status()))
+                    .describe(&ChapterStatus::ALL),
+                &human(elapsed),
+            ],
+        ),
+        Outcome::Failed(error) => tf(Key::StudentNotGraded, &[&student.name, &error.reason]),
+        _ => format!("{}: {:?}", student.name, entry.outcome),
+    }
 }
 
 fn missing(student: &Student) -> Entry {
