@@ -95,7 +95,7 @@ pub fn run(args: BookArgs) -> Result<ExitCode> {
     if args.lang.is_none() && !args.serve {
         for lang in &translations {
             if !book_i18n::build_edition(&workbook, &mdbook, lang, false)? {
-                bail!("mdbook could not build the {lang} edition");
+                bail!("the {lang} edition did not build (the reason is above)");
             }
         }
     }
@@ -167,7 +167,7 @@ fn one_translation(workbook: &Workbook, args: &BookArgs, lang: &str) -> Result<E
     }
     let mdbook = ensure_mdbook(workbook)?;
     if !book_i18n::build_edition(workbook, &mdbook, lang, false)? {
-        bail!("mdbook could not build the {lang} edition");
+        bail!("the {lang} edition did not build (the reason is above)");
     }
     let index = workbook.root.join(format!("book/build/{lang}/index.html"));
     println!("The {lang} edition is at {}", index.display());

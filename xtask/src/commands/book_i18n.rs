@@ -151,7 +151,8 @@ pub fn edition_env(workbook: &Workbook, helpers: &Path, lang: &str) -> Vec<(Stri
 }
 
 /// Builds the `lang` edition into book/build/<lang>/ and makes its search find words of the
-/// language. Prints mdBook's output only when it fails (`quiet`). True when it built.
+/// language. Prints mdBook's output only when it fails (`quiet`). True when it built and its code
+/// blocks are the English book's, comments aside.
 pub fn build_edition(workbook: &Workbook, mdbook: &Path, lang: &str, quiet: bool) -> Result<bool> {
     let helpers = ensure_helpers(workbook)?;
     let book = workbook.root.join("book");
@@ -174,10 +175,22 @@ pub fn build_edition(workbook: &Workbook, mdbook: &Path, lang: &str, quiet: bool
             .with_context(|| format!("running {}", mdbook.display()))?
             .success()
     };
-    if built && lang == "ja" {
+    if !built {
+        return Ok(false);
+    }
+    if lang == "ja" {
         reindex_search(&book.join("build").join(lang))?;
     }
-    Ok(built)
+    // The English book, built before, is what its code must stay.
+    let departures =
+        super::book_code::departures(&book.join("build"), &book.join("build").join(lang))?;
+    for departure in &departures {
+        eprintln!(
+            "the {lang} edition changes code: {departure} (only comments may be translated: \
+             mend the entry in book/po/{lang}.po)"
+        );
+    }
+    Ok(departures.is_empty())
 }
 
 /// Extracts the English book's messages into `dest/messages.pot` with line numbers rounded to

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod book;
+pub mod book_code;
 pub mod book_i18n;
 pub mod check;
 pub mod ci;
