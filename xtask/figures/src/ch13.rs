@@ -13,7 +13,7 @@ use std::task::{Context, Poll, Waker};
 use ch13_retry_budgets_solution::{RetryBudget, retry_with_budget};
 
 use crate::figure::{Figure, Lang};
-use crate::plot::{Axis, Chart, Color, Column, Grid, Line, Marker, format_number};
+use crate::plot::{Axis, Chart, Color, Column, Grid, Line, Marker, format_number, per_second};
 
 /// New requests per second, every second.
 pub const RATE: u32 = 100;
@@ -108,13 +108,6 @@ pub fn calls_per_second(limit: Limit) -> Vec<u32> {
     calls
 }
 
-fn points(calls: &[u32]) -> Vec<(f64, f64)> {
-    (0..)
-        .zip(calls)
-        .map(|(second, &n)| (f64::from(second), f64::from(n)))
-        .collect()
-}
-
 /// The calls sent while the service was down, seconds `OUTAGE_START..OUTAGE_END`.
 fn outage_calls(calls: &[u32]) -> u32 {
     calls[OUTAGE_START as usize..OUTAGE_END as usize]
@@ -142,7 +135,7 @@ fn panel(lang: Lang, title: String, limits: &[Limit]) -> Chart {
         chart = chart.line(Line::new(
             limit.label(lang),
             limit.color(),
-            points(&calls_per_second(limit)),
+            per_second(&calls_per_second(limit), |&calls| calls),
         ));
     }
     chart

@@ -7,7 +7,9 @@ use ch23_circuit_breakers_solution::lab::{Fleet, FleetRun, Lab, Second, fleet, s
 use ch23_circuit_breakers_solution::{BreakerConfig, Breaks, Window};
 
 use crate::figure::{Figure, Lang};
-use crate::plot::{Axis, Chart, Color, Column, Grid, Histogram, Line, Marker, format_number};
+use crate::plot::{
+    Axis, Chart, Color, Column, Grid, Histogram, Line, Marker, format_number, per_second,
+};
 
 /// The breaker of the figure: 50 % over 10 s once 20 calls are in, a 5 s break, 5 probes.
 pub fn breaker() -> BreakerConfig {
@@ -180,13 +182,6 @@ fn fleet_table(lab: &Fleet, runs: &[FleetRun; 2]) -> Figure {
     Figure::markdown("ch23-fleet-table", text)
 }
 
-fn points(seconds: &[Second], value: fn(&Second) -> u32) -> Vec<(f64, f64)> {
-    (0..)
-        .zip(seconds)
-        .map(|(t, second)| (f64::from(t), f64::from(value(second))))
-        .collect()
-}
-
 fn panel(
     lang: Lang,
     lab: &Lab,
@@ -209,12 +204,12 @@ fn panel(
         .line(Line::new(
             lang.pick("without a breaker", "サーキットブレーカーなし"),
             Color::Vermillion,
-            points(without, value),
+            per_second(without, value),
         ))
         .line(Line::new(
             lang.pick("with the breaker", "サーキットブレーカーあり"),
             Color::Blue,
-            points(with, value),
+            per_second(with, value),
         ))
 }
 

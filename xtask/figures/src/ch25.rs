@@ -4,7 +4,7 @@
 use ch25_adaptive_throttling_solution::lab::{Limit, OVERLOAD, SECONDS, Second, simulate};
 
 use crate::figure::{Figure, Lang};
-use crate::plot::{Axis, Chart, Color, Column, Grid, Line, Marker, format_number};
+use crate::plot::{Axis, Chart, Color, Column, Grid, Line, Marker, format_number, per_second};
 
 /// The seed of the figure's runs.
 const SEED: u64 = 1;
@@ -35,13 +35,6 @@ pub fn figures(lang: Lang) -> Vec<Figure> {
     vec![overload(lang, &runs), table(&runs)]
 }
 
-fn points(seconds: &[Second], value: fn(&Second) -> u32) -> Vec<(f64, f64)> {
-    (0..)
-        .zip(seconds)
-        .map(|(t, second)| (f64::from(t), f64::from(value(second))))
-        .collect()
-}
-
 fn panel(
     lang: Lang,
     title: &str,
@@ -63,7 +56,7 @@ fn panel(
         chart = chart.line(Line::new(
             label(*limit, lang),
             color(*limit),
-            points(seconds, value),
+            per_second(seconds, value),
         ));
     }
     chart

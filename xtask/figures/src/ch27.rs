@@ -12,6 +12,7 @@ use ch27_metastable_failures_solution::lab::{
 use crate::figure::{Figure, Lang};
 use crate::plot::{
     Axis, Chart, Color, Column, Grid, Line, Marker, Palette, diagram, escape, format_number,
+    per_second,
 };
 
 /// The seed of every run.
@@ -83,13 +84,6 @@ fn trigger_end() -> u32 {
     TRIGGER_START + TRIGGER_SECONDS
 }
 
-fn points(seconds: &[Second], value: fn(&Second) -> u32) -> Vec<(f64, f64)> {
-    (0..)
-        .zip(seconds)
-        .map(|(t, second)| (f64::from(t), f64::from(value(second))))
-        .collect()
-}
-
 fn panel(
     lang: Lang,
     title: &str,
@@ -111,7 +105,7 @@ fn panel(
         chart = chart.line(Line::new(
             label(*setup, lang),
             color(*setup),
-            points(seconds, value),
+            per_second(seconds, value),
         ));
     }
     chart

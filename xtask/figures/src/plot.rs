@@ -644,6 +644,14 @@ fn axis_ticks(axis: &Axis, data: Extent, length: f64, spacing: f64) -> (f64, f64
     (lo, hi, ticks_with_step(lo, hi, step))
 }
 
+/// A line's points from a lab's seconds: second `t` (from 0) against `value` of its record.
+pub fn per_second<T>(seconds: &[T], value: impl Fn(&T) -> u32) -> Vec<(f64, f64)> {
+    (0..)
+        .zip(seconds)
+        .map(|(t, second)| (f64::from(t), f64::from(value(second))))
+        .collect()
+}
+
 /// `value` with `decimals` digits after the point and thousands separators; never "-0".
 pub fn format_number(value: f64, decimals: usize) -> String {
     let text = format!("{value:.decimals$}");
