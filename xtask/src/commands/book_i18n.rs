@@ -208,6 +208,13 @@ fn extract(
         "pot-file": "messages.pot",
         "granularity": granularity,
     }});
+    build_with_renderers(mdbook, book, dest, &output)?;
+    Ok(dest.join("messages.pot"))
+}
+
+/// Builds `book` into `dest` with the renderers `output` names (mdBook's `output` table) in place
+/// of the book's own.
+fn build_with_renderers(mdbook: &Path, book: &Path, dest: &Path, output: &Value) -> Result<()> {
     let run = Command::new(mdbook)
         .arg("build")
         .arg(book)
@@ -219,7 +226,7 @@ fn extract(
         eprint!("{}", String::from_utf8_lossy(&run.stderr));
         bail!("extracting the messages of {} failed", book.display());
     }
-    Ok(dest.join("messages.pot"))
+    Ok(())
 }
 
 /// Extracts with line numbers, and the pages as the extractor saw them (includes expanded),
@@ -240,17 +247,7 @@ fn extract_pages(
         // mdBook hands every renderer the book as JSON on its standard input.
         "pages": {"command": "tee book.json"},
     });
-    let run = Command::new(mdbook)
-        .arg("build")
-        .arg(book)
-        .env("MDBOOK_OUTPUT", output.to_string())
-        .env("MDBOOK_BUILD__BUILD_DIR", dest)
-        .output()
-        .with_context(|| format!("running {}", mdbook.display()))?;
-    if !run.status.success() {
-        eprint!("{}", String::from_utf8_lossy(&run.stderr));
-        bail!("extracting the messages of {} failed", book.display());
-    }
+    build_with_renderers(mdbook, book, dest, &output)?;
     let catalog = parse_po(&std::fs::read_to_string(
         dest.join("xgettext/messages.pot"),
     )?);
