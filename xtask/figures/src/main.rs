@@ -48,6 +48,8 @@ mod ch28;
 mod figure;
 mod path;
 mod plot;
+#[path = "../../src/lang/width.rs"]
+mod width;
 #[path = "../../src/report/xml.rs"]
 mod xml;
 
@@ -299,7 +301,7 @@ mod tests {
                 assert_eq!(original.name, figure.name);
                 let english_texts = texts(&original.svg);
                 for text in texts(&figure.svg) {
-                    let in_japanese = text.chars().any(|c| c as u32 >= 0x3000);
+                    let in_japanese = text.chars().any(width::wide);
                     assert!(
                         in_japanese || english_texts.contains(&text),
                         "{}: {text:?} is English only",

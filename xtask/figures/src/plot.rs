@@ -691,25 +691,15 @@ fn num(value: f64) -> String {
     }
 }
 
-/// True for a character drawn about one em wide: kana, kanji, full-width forms and CJK punctuation.
-fn is_wide(c: char) -> bool {
-    matches!(c,
-        '\u{1100}'..='\u{115F}'
-        | '\u{2E80}'..='\u{A4CF}'
-        | '\u{AC00}'..='\u{D7A3}'
-        | '\u{F900}'..='\u{FAFF}'
-        | '\u{FE30}'..='\u{FE4F}'
-        | '\u{FF00}'..='\u{FF60}'
-        | '\u{FFE0}'..='\u{FFE6}')
-}
-
 /// A rough width of `text` at `size`: enough to lay out labels without measuring glyphs. A Latin
 /// character counts a little over half an em; a Japanese one (kana, kanji, full-width punctuation)
 /// a whole em.
 pub fn text_width(text: &str, size: f64, bold: bool) -> f64 {
     let per_char = if bold { 0.6 } else { 0.56 };
-    let wide = text.chars().filter(|&c| is_wide(c)).count();
-    let narrow = text.chars().count() - wide;
+    // A wide character takes two columns: the columns beyond one per character count them.
+    let characters = text.chars().count();
+    let wide = crate::width::columns(text) - characters;
+    let narrow = characters - wide;
     narrow as f64 * size * per_char + wide as f64 * size
 }
 
@@ -748,7 +738,7 @@ fn wrap_styled(text: &str, size: f64, bold: bool, width: f64) -> Vec<String> {
         let joins = match units.last() {
             Some((_, last)) if !spaced => {
                 let before = last.chars().last().unwrap_or(' ');
-                closes(c) || !(is_wide(c) || is_wide(before))
+                closes(c) || !(crate::width::wide(c) || crate::width::wide(before))
             }
             _ => false,
         };

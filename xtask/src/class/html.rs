@@ -394,7 +394,7 @@ fn student_row(
             t(Key::Untrusted)
         )
     };
-    let shown = escape(&student_status(&row.status));
+    let shown = escape(student_status(&row.status));
     let status = match &row.reason {
         Some(reason) => format!("{shown} <small>({})</small>", escape(reason)),
         None => shown,
@@ -487,10 +487,9 @@ fn chapter_cell(
     Ok(())
 }
 
-/// The background of a chapter nobody can learn from: not started, missing, or not attempted.
 /// A student's status (`graded`, `failed`, `missing`, `rejected`) in the instructor's language;
 /// the JSON keeps the English name.
-fn student_status(status: &str) -> String {
+fn student_status(status: &str) -> &str {
     match status {
         "graded" => t(Key::StudentGraded),
         "failed" => t(Key::StudentFailed),
@@ -498,7 +497,6 @@ fn student_status(status: &str) -> String {
         "rejected" => t(Key::StudentRejected),
         other => other,
     }
-    .to_owned()
 }
 
 /// Why a result is not trusted, in the instructor's language: the JSON keeps the English.
@@ -514,6 +512,7 @@ fn untrusted_reason(reason: &str) -> &str {
     t(key)
 }
 
+/// The background of a chapter nobody can learn from: not started, missing, or not attempted.
 const UNTOUCHED: &str = "#ececec";
 
 /// The background of a chapter that does not compile.

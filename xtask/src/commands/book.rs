@@ -166,6 +166,16 @@ fn one_translation(workbook: &Workbook, args: &BookArgs, lang: &str) -> Result<E
         return Ok(exit_code(status.success()));
     }
     let mdbook = ensure_mdbook(workbook)?;
+    // The English book first: the edition's code blocks are held to it, and it must be current.
+    let english = Command::new(&mdbook)
+        .arg("build")
+        .arg(workbook.root.join("book"))
+        .output()
+        .with_context(|| format!("running {}", mdbook.display()))?;
+    if !english.status.success() {
+        eprint!("{}", String::from_utf8_lossy(&english.stderr));
+        bail!("mdbook could not build the book");
+    }
     if !book_i18n::build_edition(workbook, &mdbook, lang, false)? {
         bail!("the {lang} edition did not build (the reason is above)");
     }

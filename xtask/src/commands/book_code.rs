@@ -6,11 +6,17 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 /// Where the translated edition in `translated` departs from the English book in `english`
 /// outside comments: one line per code block that differs, naming the page and both lines.
 pub fn departures(english: &Path, translated: &Path) -> Result<Vec<String>> {
+    if !english.join("index.html").is_file() {
+        bail!(
+            "{} holds no English book to compare the translation with: build it first",
+            english.display()
+        );
+    }
     let mut found = Vec::new();
     let mut pages: Vec<_> = std::fs::read_dir(english)
         .with_context(|| format!("reading {}", english.display()))?
@@ -111,21 +117,21 @@ fn unescape(html: &str) -> String {
 /// included), trailing spaces trimmed. Program output (`text`, `console`) has no comments: it
 /// must stay as printed.
 fn without_comments(code: &str, language: &str) -> Vec<String> {
-    let line_comment = match language {
-        "rust" | "js" | "javascript" => Some("//"),
-        "sql" => Some("--"),
-        "yaml" | "toml" | "sh" | "bash" | "shell" | "python" => Some("#"),
-        _ => None,
+    // The line comment's marker, and whether `/* … */` comments exist too.
+    let (line_comment, block_comments) = match language {
+        "rust" | "js" | "javascript" => (Some("//"), true),
+        "sql" => (Some("--"), true),
+        "yaml" | "toml" | "sh" | "bash" | "shell" | "python" => (Some("#"), false),
+        _ => (None, false),
     };
     code.lines()
         .map(|line| {
-            let mut line = line.to_owned();
-            if line_comment == Some("//") || language == "sql" {
-                line = without_block_comments(&line);
-            }
-            if let Some(marker) = line_comment
-                && let Some(at) = line.find(marker)
-            {
+            let mut line = if block_comments {
+                without_block_comments(line)
+            } else {
+                line.to_owned()
+            };
+            if let Some(at) = line_comment.and_then(|marker| line.find(marker)) {
                 line.truncate(at);
             }
             line.trim_end().to_owned()

@@ -113,8 +113,9 @@ fn grade_chapter(grader: &Grader, chapter: &Chapter, args: &GradeArgs) -> Result
         (missing, Vec::new(), false)
     };
     args.skipped.apply(&mut report);
-    // The text is read by the instructor, in the instructor's language; JSON, JUnit and
-    // Classroom's result keep the English titles and links that scripts read.
+    // Every format speaks the grader's language in its prose (titles, messages: GitHub Classroom
+    // shows them to the student); only the text also gets the edition's section headings and
+    // links, as JSON, JUnit and Classroom keep the links that scripts follow.
     if args.format == GradeFormat::Text {
         crate::report::book_lang::localize(workbook, &mut report);
     }

@@ -151,33 +151,41 @@ impl<'a> Grader<'a> {
 /// (see [`Graded::copy`]).
 struct CopyOf {
     /// The copy's folder in the forms a report writes it (absolute, then relative to the
-    /// workbook), each with a separator after it.
-    copy: Vec<String>,
+    /// workbook), each with a separator after it: the system's, and `/` (which a report's own
+    /// paths use on Windows too).
+    copy: Vec<(String, char)>,
     /// The folder the learner gave, as given.
     given: String,
 }
 
 impl CopyOf {
     fn new(workbook: &Workbook, copy: &Path, given: &Path) -> Self {
-        let separator = std::path::MAIN_SEPARATOR;
+        let mut separators = vec![std::path::MAIN_SEPARATOR];
+        if !separators.contains(&'/') {
+            separators.push('/');
+        }
+        let forms = [copy.display().to_string(), display_path(workbook, copy)];
         Self {
-            copy: vec![
-                format!("{}{separator}", copy.display()),
-                format!("{}{separator}", display_path(workbook, copy)),
-            ],
+            copy: forms
+                .iter()
+                .flat_map(|form| {
+                    separators
+                        .iter()
+                        .map(move |&sep| (format!("{form}{sep}"), sep))
+                })
+                .collect(),
             given: given.display().to_string(),
         }
     }
 
     /// `report` with every path into the copy made a path into the given folder.
     fn rename(&self, report: &mut Report) {
-        let separator = std::path::MAIN_SEPARATOR;
-        let given = format!("{}{separator}", self.given.trim_end_matches(['/', '\\']));
+        let given = self.given.trim_end_matches(['/', '\\']);
         report.graded_path.clone_from(&self.given);
         for text in texts_naming_files(report) {
-            for copy in &self.copy {
+            for (copy, separator) in &self.copy {
                 if text.contains(copy.as_str()) {
-                    *text = text.replace(copy.as_str(), &given);
+                    *text = text.replace(copy.as_str(), &format!("{given}{separator}"));
                 }
             }
         }

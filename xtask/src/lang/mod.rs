@@ -3,6 +3,7 @@
 //! (`LC_ALL`, then `LC_MESSAGES`, then `LANG`) when it begins with `ja`; English otherwise.
 //! Every word a learner or an instructor reads is a key of [`words`], in both languages.
 
+pub mod width;
 pub mod words;
 
 use std::sync::OnceLock;

@@ -575,10 +575,7 @@ pub fn fill(template: &str, args: &[&dyn Display]) -> String {
     out
 }
 
-/// How many terminal columns `text` takes: East Asian wide characters take two.
-pub fn columns(text: &str) -> usize {
-    text.chars().map(|c| if wide(c) { 2 } else { 1 }).sum()
-}
+pub use super::width::columns;
 
 /// `text` padded with spaces on the right to `width` columns.
 pub fn pad(text: &str, width: usize) -> String {
@@ -588,22 +585,6 @@ pub fn pad(text: &str, width: usize) -> String {
 /// `text` padded with spaces on the left to `width` columns.
 pub fn pad_left(text: &str, width: usize) -> String {
     format!("{}{text}", " ".repeat(width.saturating_sub(columns(text))))
-}
-
-/// Whether `c` is shown two columns wide (Hangul, CJK, kana, full-width forms).
-fn wide(c: char) -> bool {
-    matches!(u32::from(c),
-        0x1100..=0x115F
-        | 0x2E80..=0x303E
-        | 0x3041..=0x33FF
-        | 0x3400..=0x4DBF
-        | 0x4E00..=0x9FFF
-        | 0xA000..=0xA4CF
-        | 0xAC00..=0xD7A3
-        | 0xF900..=0xFAFF
-        | 0xFE30..=0xFE4F
-        | 0xFF00..=0xFF60
-        | 0xFFE0..=0xFFE6)
 }
 
 #[cfg(test)]

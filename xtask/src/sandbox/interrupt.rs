@@ -76,20 +76,30 @@ pub(super) fn start<T>(
     if !CALLER_HANDLES.load(Ordering::SeqCst) {
         watch_for_stops();
     }
-    // Held while the tree starts, so that a stop cannot kill the registered trees between
-    // this tree's start and its registration.
+    if running().stopping {
+        wait_for_the_end();
+    }
+    // Started without the lock, so that checks starting side by side do not wait for each
+    // other; a stop that came meanwhile has not seen this tree, which is killed here instead.
+    let (tree, kill) = spawn()?;
     let mut running = running();
     if running.stopping {
+        os::kill_tree(&kill);
         drop(running);
-        loop {
-            std::thread::park();
-        }
+        wait_for_the_end();
     }
-    let (tree, kill) = spawn()?;
     let id = running.next;
     running.next += 1;
     running.trees.push((id, kill));
     Ok((tree, Registered(id)))
+}
+
+/// What a thread that would start a tree does once a stop has begun: nothing, until the stop
+/// ends the process.
+fn wait_for_the_end() -> ! {
+    loop {
+        std::thread::park();
+    }
 }
 
 /// Ends this process at once on a request to stop, with every tree the sandbox runs (see the
@@ -136,10 +146,7 @@ fn watch_for_stops() {
 /// Kills every tree, restores the terminal, says goodbye, and ends the process as `request`
 /// asks.
 fn end(request: i32) -> ! {
-    // Nothing else the grader prints after this (the report of a grading cut short, a status
-    // line) reaches the screen: the other threads wait on these locks until the process ends.
-    let _stdout = std::io::stdout().lock();
-    let _stderr = std::io::stderr().lock();
+    // The trees first: a writer blocked on a full pipe must not keep them running.
     {
         let mut running = running();
         running.stopping = true;
@@ -150,6 +157,10 @@ fn end(request: i32) -> ! {
             os::sweep_tree(kill);
         }
     }
+    // Nothing else the grader prints after this (the report of a grading cut short, a status
+    // line) reaches the screen: the other threads wait on these locks until the process ends.
+    let _stdout = std::io::stdout().lock();
+    let _stderr = std::io::stderr().lock();
     os::restore_terminal();
     let stop = match request {
         QUIT => Stop::Quit,

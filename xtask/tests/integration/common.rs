@@ -22,19 +22,24 @@ pub fn fixture(name: &str) -> PathBuf {
     root().join("xtask/tests/fixtures").join(name)
 }
 
-/// The grader binary, to run in the repository: English texts whatever the machine's locale, no
-/// colour, and none of the GitHub Actions variables that make it write a step's outputs or
-/// annotations.
+/// The grader binary, to run in the repository, with [`grader_env`].
 pub fn xtask() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    command.current_dir(root());
+    grader_env(&mut command);
     command
-        .current_dir(root())
+}
+
+/// What every test's grader runs with, whatever starts it (the binary, or `script` around it):
+/// English texts whatever the machine's locale, no colour, and none of the GitHub Actions
+/// variables that make it write a step's outputs or annotations.
+pub fn grader_env(command: &mut Command) {
+    command
         .env("NO_COLOR", "1")
         .env("WORKBOOK_LANG", "en")
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_OUTPUT")
         .env_remove("GITHUB_REPOSITORY");
-    command
 }
 
 /// `cargo xtask <args>` in the repository, with its progress kept in `state`.
@@ -170,6 +175,8 @@ impl Drop for WorkDirs {
 /// and says where, to be looked into.
 pub struct Scratch {
     path: PathBuf,
+    /// Kept when its test fails (every folder but one in the repository itself).
+    keep_on_failure: bool,
 }
 
 impl Scratch {
@@ -193,7 +200,18 @@ impl Scratch {
         // A folder of the same name was left by a failed run whose process had the same id.
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).unwrap();
-        Scratch { path }
+        Scratch {
+            path,
+            keep_on_failure: true,
+        }
+    }
+
+    /// A folder in the repository itself, removed even when its test fails: what it holds
+    /// (students' grades) must not stay in a clone where git would see it.
+    pub fn in_repository(name: &str) -> Scratch {
+        let mut scratch = Scratch::under(&root(), name);
+        scratch.keep_on_failure = false;
+        scratch
     }
 }
 
@@ -219,7 +237,7 @@ impl AsRef<OsStr> for Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        if std::thread::panicking() {
+        if std::thread::panicking() && self.keep_on_failure {
             eprintln!(
                 "the failed test's files are kept in {}",
                 self.path.display()

@@ -718,7 +718,7 @@ fn a_class_of_an_untouched_a_broken_and_a_solved_copy_says_which_is_which_outsid
     solve(&solved, CH01, &[]);
     solve(&solved, CH08, &[]);
     // Inside the instructor's clone, in a folder that no .gitignore of the workbook names.
-    let out = &Scratch::under(&root(), "class-grades-test");
+    let out = &Scratch::in_repository("class-grades-test");
     let output = run(grade_class(&dir, out, 2).args(["--book-url", HOSTED]));
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8_lossy(&output.stdout);

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Scratch, WorkDirs, copy_of_the_workbook, process_is_gone, root};
+use crate::common::{Scratch, WorkDirs, copy_of_the_workbook, grader_env, process_is_gone, root};
 
 /// How often the test looks at what it waits for.
 const LOOK_EVERY: Duration = Duration::from_millis(10);
@@ -68,12 +68,11 @@ fn start(args: &[&str], dir: &Path, scratch: &Path, on_a_terminal: bool) -> Chil
         command.args(args).stdin(Stdio::null());
         command
     };
+    grader_env(&mut command);
     command
         .current_dir(dir)
         .env("WORKBOOK_STATE_DIR", scratch.join("state"))
         .env("SLEEPER_PID_FILE", scratch.join("sleeper.pid"))
-        .env("NO_COLOR", "1")
-        .env("WORKBOOK_LANG", "en")
         .env_remove("CARGO_MANIFEST_DIR")
         .process_group(0)
         .stdout(std::fs::File::create(scratch.join("stdout")).unwrap())
