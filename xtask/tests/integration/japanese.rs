@@ -216,11 +216,7 @@ fn the_instructors_grade_text_is_japanese() {
     assert!(table[1].contains(" 未着手 "), "{stdout}");
     assert!(table[2].starts_with("  合計 "), "{stdout}");
     // The columns line up as a terminal shows them: a Japanese character is two columns wide.
-    let width = |line: &str| -> usize {
-        line.chars()
-            .map(|c| if u32::from(c) >= 0x1100 { 2 } else { 1 })
-            .sum()
-    };
+    let width = crate::width::columns;
     assert!(
         table.iter().all(|line| width(line) == width(table[0])),
         "{stdout}"
